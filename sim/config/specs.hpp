@@ -1,0 +1,159 @@
+// Plain specs of a device, a workload, its per-batch costs and one run, in SI units.
+//
+// Contract: filled by the loaders in this directory (and by calibrate, which writes the
+// same TOML the loaders read). No SimGrid or toml++ header here, so the structs can be
+// built by hand in tests. Every default value lives in this file and nowhere else.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace edgetwin {
+
+// Where a group of numbers came from. kind is one of "measured", "spec", "estimate".
+struct Provenance {
+  std::string kind;
+  std::string source;  // free text: a citation, or "edgetwin-calibrate on <host>, <date>"
+  bool is_estimate() const { return kind == "estimate"; }
+};
+
+// A storage medium as seen by the training process: reads of one sample's bytes cost
+// bytes / read_bw plus one request cost per request_bytes (at least one request per sample).
+struct StorageSpec {
+  std::string name;                   // key under [storage.<name>]
+  double read_bw_bytes_per_s = 0;     // sequential read bandwidth
+  double request_s = 0;               // device time per read request (1 / random-read IOPS)
+  double request_bytes = 131072;      // largest request the kernel issues (default: 128 KiB readahead)
+  Provenance provenance;
+};
+
+struct CpuSpec {
+  int cores = 0;
+  double freq_hz = 0;  // clock the simulation runs the cores at
+  Provenance provenance;
+};
+
+// Absent on CPU-only devices: compute then runs on the CPU cores.
+struct GpuSpec {
+  double freq_hz = 0;
+  Provenance provenance;
+};
+
+struct MemorySpec {
+  double ram_bytes = 0;
+  double bandwidth_bytes_per_s = 0;  // page-cache hits and host-to-device copies share it
+  double os_base_bytes = 0;          // RAM used by the OS and services before training starts
+  Provenance provenance;
+};
+
+struct DeviceSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;  // path it was loaded from ("" when built in code)
+  CpuSpec cpu;
+  std::optional<GpuSpec> gpu;
+  MemorySpec memory;
+  std::vector<StorageSpec> storage;  // in file order
+  std::string default_storage;
+  const StorageSpec* find_storage(const std::string& name) const;
+  std::vector<std::string> storage_names() const;
+};
+
+enum class DatasetLayout {
+  in_ram,           // torchvision MNIST/CIFAR: the whole file is loaded once, no per-epoch I/O
+  file_per_sample,  // image folder: every sample is a file read each epoch unless cached
+};
+
+struct DatasetSpec {
+  std::string name;
+  std::int64_t samples = 0;
+  double sample_bytes = 0;  // bytes read (or copied) per sample, mean
+  DatasetLayout layout = DatasetLayout::in_ram;
+  double input_bytes_per_sample = 0;  // bytes of the preprocessed tensor (host-to-device copy)
+  Provenance provenance;
+};
+
+// DataLoader settings. The workload gives defaults, the command line overrides them.
+struct LoaderSpec {
+  int batch_size = 16;
+  int workers = 4;
+  int prefetch_factor = 2;
+  bool persistent_workers = false;
+  bool drop_last = false;
+  bool shuffle = true;
+};
+
+// Compute seconds per batch at measured batch sizes; linear between points and beyond them.
+struct ComputeCurve {
+  std::vector<double> batch_sizes;  // strictly increasing
+  std::vector<double> seconds;      // same length, positive
+  // Linear through the points and along the end segments beyond them; one point means a
+  // constant cost per sample. Always > 0. Throws std::logic_error on an empty curve.
+  double at(double batch_size) const;
+};
+
+// Per-batch costs of this workload on one device.
+struct CostSpec {
+  std::string device;                        // the device these costs were measured or estimated on
+  double reference_cpu_freq_hz = 0;          // CPU clock the CPU seconds below were taken at
+  double reference_gpu_freq_hz = 0;          // GPU clock compute seconds were taken at (0: CPU-only)
+  double fetch_cpu_s_per_sample = 0;         // CPU work of reading one sample (syscalls, indexing)
+  double preprocess_cpu_s_per_sample = 0;    // decode + transforms, one core
+  double collate_cpu_s_per_sample = 0;       // stacking into a batch and IPC to the trainer
+  double launch_cpu_s_per_batch = 0;         // trainer's CPU work per step (kernel launches, optimizer)
+  double worker_startup_cpu_s = 0;           // CPU work to start one worker process
+  ComputeCurve compute;                      // GPU (or CPU when no GPU) seconds per batch
+  Provenance provenance;
+};
+
+// RAM the training process takes; the page cache gets what is left.
+struct FootprintSpec {
+  double process_bytes = 0;                 // interpreter / runtime of the trainer
+  double model_bytes = 0;                   // parameters + gradients
+  double optimizer_bytes = 0;               // optimizer state (SGD momentum: one copy of params)
+  double activation_bytes_per_sample = 0;   // saved activations for backward, per sample in a batch
+  double worker_bytes = 0;                  // resident memory of one DataLoader worker process
+  Provenance provenance;
+};
+
+struct WorkloadSpec {
+  std::string name;
+  std::string description;
+  std::string model;
+  std::string source_file;
+  DatasetSpec dataset;
+  LoaderSpec loader;
+  CostSpec costs;
+  FootprintSpec footprint;
+};
+
+enum class CacheStart { cold, warm };
+
+// One simulation run: everything that is not the device or the workload.
+struct RunConfig {
+  std::string storage;  // "" = device default
+  LoaderSpec loader;
+  int epochs = 1;
+  CacheStart cache = CacheStart::cold;
+  std::uint64_t seed = 1;
+};
+
+}  // namespace edgetwin
+
+namespace edgetwin {
+
+// What edgetwin-calibrate writes: measured costs of one workload on one device.
+struct ProfileSpec {
+  std::string device;
+  std::string workload;
+  std::string source_file;
+  std::string created;  // when calibrate wrote it (ISO 8601 date, maybe with a time)
+  std::string command;  // the calibrate command line that produced it
+  CostSpec costs;
+  std::optional<FootprintSpec> footprint;  // replaces the workload's when present
+};
+
+}  // namespace edgetwin

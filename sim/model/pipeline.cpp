@@ -1,0 +1,283 @@
+#include "model/pipeline.hpp"
+
+#include <algorithm>
+
+#include <simgrid/s4u.hpp>
+
+namespace edgetwin {
+
+namespace sg4 = simgrid::s4u;
+
+Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
+                   const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
+                   int epochs)
+    : platform_(platform),
+      work_(work),
+      dataset_(dataset),
+      loader_(loader),
+      cache_(cache),
+      sampler_(sampler),
+      observer_(observer),
+      epochs_(epochs),
+      workers_(static_cast<std::size_t>(loader.workers)) {
+  sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) {
+    if (auto* token = activity.get_data<Token>()) on_complete(*token);
+  });
+}
+
+double Pipeline::now() const { return sg4::Engine::get_clock(); }
+
+void Pipeline::start() {
+  epoch_ = 0;
+  start_epoch();
+}
+
+// ---- epochs -------------------------------------------------------------------------
+
+void Pipeline::start_epoch() {
+  epoch_running_ = true;
+  epoch_start_s_ = now();
+  cpu_cycles_ = 0;
+  observer_.on_epoch_start(epoch_, epoch_start_s_);
+
+  order_ = &sampler_.order(epoch_);
+  const std::int64_t samples = dataset_.samples;
+  const std::int64_t size = loader_.batch_size;
+  const std::int64_t count = loader_.drop_last ? samples / size : (samples + size - 1) / size;
+  full_batch_work_ = work_.batch(static_cast<int>(size));
+  last_batch_work_ = work_.batch(static_cast<int>(samples - (count - 1) * size));
+  auto& list = batches();
+  list.assign(static_cast<std::size_t>(count), Batch{});
+  for (std::int64_t i = 0; i < count; ++i) {
+    auto& record = list[i].record;
+    record.epoch = epoch_;
+    record.index = i;
+    const auto first = i * size;
+    const auto last = std::min(samples, first + size);
+    record.samples = std::span<const std::int64_t>(order_->data() + first, static_cast<std::size_t>(last - first));
+    list[i].work = last - first == size ? &full_batch_work_ : &last_batch_work_;
+  }
+
+  next_to_consume_ = 0;
+  trainer_busy_ = false;
+  trainer_idle_since_s_ = epoch_start_s_;
+  if (workers_.empty()) {
+    begin_loading(0, -1);
+    return;
+  }
+  const bool start_workers = (epoch_ == 0 || !loader_.persistent_workers) && work_.worker_startup_cycles() > 0;
+  for (int w = 0; w < loader_.workers; ++w) {
+    workers_[w] = Worker{};
+    workers_[w].starting = start_workers;
+    if (start_workers) launch(Stage::worker_startup, -1, w, platform_.cpu(), work_.worker_startup_cycles());
+  }
+  // Indices are handed out when the iterator is created, while the workers start up.
+  const auto prefetched = std::min<std::int64_t>(count, std::int64_t{loader_.prefetch_factor} * loader_.workers);
+  for (std::int64_t i = 0; i < prefetched; ++i) dispatch(i);
+}
+
+void Pipeline::finish_epoch() {
+  EpochRecord record;
+  record.epoch = epoch_;
+  record.start_s = epoch_start_s_;
+  record.end_s = now();
+  record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
+  record.cpu_cores = platform_.cpu()->get_core_count();
+  epoch_running_ = false;
+  observer_.on_epoch_end(record);
+  if (epoch_ + 1 < epochs_) {
+    ++epoch_;
+    start_epoch();
+  }
+}
+
+// ---- workers ------------------------------------------------------------------------
+
+void Pipeline::dispatch(std::int64_t batch) {
+  auto& list = batches();
+  if (batch >= static_cast<std::int64_t>(list.size())) return;
+  const int worker = static_cast<int>(batch % loader_.workers);
+  list[batch].record.worker = worker;
+  list[batch].record.dispatched_s = now();
+  workers_[worker].queue.push_back(batch);
+  worker_try_start(worker);
+}
+
+void Pipeline::worker_try_start(int worker) {
+  Worker& w = workers_[worker];
+  if (w.busy || w.starting || w.queue.empty()) return;
+  const auto batch = w.queue.front();
+  w.queue.pop_front();
+  w.busy = true;
+  begin_loading(batch, worker);
+}
+
+// Reads every sample of the batch: misses from storage first, then hits from memory, then
+// the CPU part. Cache state is decided when the read starts, as the kernel would.
+void Pipeline::begin_loading(std::int64_t index, int worker) {
+  Batch& batch = batches()[index];
+  BatchRecord& record = batch.record;
+  record.start_s = now();
+  if (worker < 0) record.dispatched_s = record.start_s;
+  if (dataset_.layout == DatasetLayout::in_ram) {
+    record.cache_hits = static_cast<std::int64_t>(record.samples.size());
+    start_worker_cpu(batch, index, worker);
+    return;
+  }
+  for (const auto sample : record.samples) {
+    if (cache_->access(sample)) ++record.cache_hits; else ++record.cache_misses;
+  }
+  record.disk_bytes = static_cast<double>(record.cache_misses) * work_.disk_bytes_per_miss();
+  if (record.cache_misses > 0)
+    launch(Stage::storage_read, index, worker, platform_.storage(),
+           static_cast<double>(record.cache_misses) * work_.storage_work_per_miss());
+  else
+    launch(Stage::memory_read, index, worker, platform_.memory(),
+           static_cast<double>(record.cache_hits) * work_.memory_bytes_per_hit());
+}
+
+void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
+  launch(Stage::worker_cpu, index, worker, platform_.cpu(),
+         batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles);
+}
+
+void Pipeline::on_loaded(Token& token) {
+  Batch& batch = batches()[token.batch];
+  const double cpu_s = now() - token.started_s;
+  const double cpu_cycles = batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles;
+  // The worker's CPU exec does fetch and preprocess back to back at one rate; split its
+  // time by their share of the cycles.
+  const double fetch_share = cpu_cycles > 0 ? batch.work->fetch_cpu_cycles / cpu_cycles : 0.0;
+  batch.record.fetch_s = batch.io_s + cpu_s * fetch_share;
+  batch.record.preprocess_s = cpu_s * (1.0 - fetch_share);
+  batch.record.ready_s = now();
+  batch.ready = true;
+  if (token.worker < 0) {
+    consume(token.batch);
+    return;
+  }
+  workers_[token.worker].busy = false;
+  worker_try_start(token.worker);
+  trainer_try_consume();
+}
+
+// ---- trainer ------------------------------------------------------------------------
+
+void Pipeline::trainer_try_consume() {
+  auto& list = batches();
+  if (trainer_busy_ || next_to_consume_ >= static_cast<std::int64_t>(list.size())) return;
+  if (list[next_to_consume_].ready) consume(next_to_consume_);
+}
+
+void Pipeline::consume(std::int64_t index) {
+  trainer_busy_ = true;
+  BatchRecord& record = batches()[index].record;
+  record.consumed_s = now();
+  record.trainer_idle_since_s = trainer_idle_since_s_;
+  if (!workers_.empty()) dispatch(index + std::int64_t{loader_.prefetch_factor} * loader_.workers);
+  start_step(index);
+}
+
+// On a GPU device the step begins with the host-to-device copy, a memcpy on the trainer's
+// core that the GPU waits for: both the GPU and the CPU part of the step start with the
+// copy's duration. That is one activity fewer per batch than a separate copy activity, the
+// difference being that a copy slowed by CPU contention counts as compute, not stall.
+void Pipeline::start_step(std::int64_t index) {
+  Batch& batch = batches()[index];
+  const double copy_s = batch.work->h2d_s;
+  batch.record.on_device_s = now() + copy_s;
+  if (work_.has_gpu()) {
+    batch.pending_steps = 2;
+    launch(Stage::gpu_step, index, -1, platform_.gpu(), batch.work->gpu_cycles + copy_s * platform_.gpu()->get_speed());
+    launch(Stage::launch, index, -1, platform_.cpu(),
+           batch.work->launch_cpu_cycles + copy_s * platform_.cpu()->get_speed());
+  } else {
+    batch.pending_steps = 1;
+    launch(Stage::cpu_step, index, -1, platform_.cpu(), batch.work->cpu_compute_cycles_per_thread,
+           batch.work->cpu_compute_threads);
+  }
+}
+
+void Pipeline::on_step_part_done(std::int64_t index) {
+  Batch& batch = batches()[index];
+  if (--batch.pending_steps > 0) return;
+  batch.record.compute_end_s = now();
+  observer_.on_batch_done(batch.record);
+  trainer_busy_ = false;
+  trainer_idle_since_s_ = now();
+  ++next_to_consume_;
+  if (next_to_consume_ == static_cast<std::int64_t>(batches().size())) {
+    finish_epoch();
+  } else if (workers_.empty()) {
+    begin_loading(next_to_consume_, -1);
+  } else {
+    trainer_try_consume();
+  }
+}
+
+// ---- activities ---------------------------------------------------------------------
+
+void Pipeline::on_complete(Token& token) {
+  // Everything retired before this completion has been fully released by SimGrid.
+  free_tokens_.insert(free_tokens_.end(), retired_tokens_.begin(), retired_tokens_.end());
+  retired_tokens_.clear();
+  retired_tokens_.push_back(&token);
+
+  switch (token.stage) {
+    case Stage::worker_startup:
+      workers_[token.worker].starting = false;
+      worker_try_start(token.worker);
+      break;
+    case Stage::storage_read: {
+      Batch& batch = batches()[token.batch];
+      batch.io_s += now() - token.started_s;
+      if (batch.record.cache_hits > 0)
+        launch(Stage::memory_read, token.batch, token.worker, platform_.memory(),
+               static_cast<double>(batch.record.cache_hits) * work_.memory_bytes_per_hit());
+      else
+        start_worker_cpu(batch, token.batch, token.worker);
+      break;
+    }
+    case Stage::memory_read: {
+      Batch& batch = batches()[token.batch];
+      batch.io_s += now() - token.started_s;
+      start_worker_cpu(batch, token.batch, token.worker);
+      break;
+    }
+    case Stage::worker_cpu:
+      on_loaded(token);
+      break;
+    case Stage::gpu_step:
+      batches()[token.batch].record.gpu_busy_s = now() - token.started_s - batches()[token.batch].work->h2d_s;
+      on_step_part_done(token.batch);
+      break;
+    case Stage::launch:
+    case Stage::cpu_step:
+      on_step_part_done(token.batch);
+      break;
+  }
+}
+
+Pipeline::Token& Pipeline::acquire_token() {
+  if (free_tokens_.empty()) return tokens_.emplace_back();
+  Token* token = free_tokens_.back();
+  free_tokens_.pop_back();
+  return *token;
+}
+
+void Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount, int threads) {
+  if (host == platform_.cpu()) cpu_cycles_ += amount * threads;
+  Token& token = acquire_token();
+  token.stage = stage;
+  token.batch = batch;
+  token.worker = worker;
+  token.started_s = now();
+  token.exec = sg4::Exec::init();
+  token.exec->set_flops_amount(amount);
+  if (threads > 1) token.exec->set_thread_count(threads);
+  token.exec->set_host(host);
+  token.exec->set_data(&token);
+  token.exec->start();
+}
+
+}  // namespace edgetwin

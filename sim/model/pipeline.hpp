@@ -1,0 +1,118 @@
+// The DataLoader and the training loop of one process, as a graph of SimGrid activities.
+//
+// Contract (PyTorch DataLoader semantics, torch/utils/data/dataloader.py):
+//   - the sampler gives a new order each epoch; batch i holds samples [i*B, (i+1)*B);
+//   - with w workers, batch i goes to worker i mod w; at iterator creation the first
+//     prefetch_factor * w indices are handed out, and each batch the trainer takes hands
+//     out one more (batch i + prefetch_factor * w), so a worker never has more than
+//     prefetch_factor batches outstanding;
+//   - a worker handles its batches in order: read every sample (page-cache hit from
+//     memory, miss from storage), then fetch + preprocess + collate on one CPU core;
+//   - the trainer takes batches strictly in order; per batch it copies to the device
+//     (GPU devices, see start_step), then runs the step: GPU work plus CPU launch work on one core, the
+//     step ending when both are done; on CPU-only devices the step runs on all cores;
+//   - w = 0: the trainer loads each batch itself, then computes, with no overlap;
+//   - non-persistent workers are started anew every epoch (persistent: epoch 0 only).
+// No actors: every activity is started from the completion of another (the sliding
+// window of simgrid-notes.md), so the cost is linear in batches and memory is bounded by
+// the activities in flight plus one record per batch of the current epoch.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include <simgrid/s4u/Exec.hpp>
+
+#include "config/specs.hpp"
+#include "model/page_cache.hpp"
+#include "model/pipeline_observer.hpp"
+#include "model/platform.hpp"
+#include "model/sampler.hpp"
+#include "model/work_model.hpp"
+
+namespace edgetwin {
+
+class Pipeline {
+ public:
+  Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
+           PageCache* cache, Sampler& sampler, PipelineObserver& observer, int epochs);
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Starts epoch 0; call before Engine::run(). The pipeline must outlive the run.
+  void start();
+  int epochs_done() const { return epoch_ + (epoch_running_ ? 0 : 1); }
+
+ private:
+  enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, gpu_step, launch, cpu_step };
+  struct Token {
+    Stage stage;
+    std::int64_t batch;
+    int worker;
+    double started_s;
+    simgrid::s4u::ExecPtr exec;
+  };
+  struct Batch {
+    BatchRecord record;
+    const BatchWork* work = nullptr;  // full_batch_work_ or last_batch_work_
+    double io_s = 0;
+    int pending_steps = 0;
+    bool ready = false;
+  };
+  struct Worker {
+    std::deque<std::int64_t> queue;
+    bool busy = false;
+    bool starting = false;
+  };
+
+  void start_epoch();
+  void finish_epoch();
+  void dispatch(std::int64_t batch);
+  void worker_try_start(int worker);
+  void begin_loading(std::int64_t batch, int worker);
+  void start_worker_cpu(Batch& batch, std::int64_t index, int worker);
+  void on_loaded(Token& token);
+  void trainer_try_consume();
+  void consume(std::int64_t batch);
+  void start_step(std::int64_t batch);
+  void on_step_part_done(std::int64_t batch);
+  void on_complete(Token& token);
+
+  void launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
+  Token& acquire_token();
+  std::vector<Batch>& batches() { return batches_[epoch_ % 2]; }
+  double now() const;
+
+  const Platform& platform_;
+  const WorkModel& work_;
+  DatasetSpec dataset_;
+  LoaderSpec loader_;
+  PageCache* cache_;
+  Sampler& sampler_;
+  PipelineObserver& observer_;
+  int epochs_;
+
+  int epoch_ = 0;
+  bool epoch_running_ = false;
+  double epoch_start_s_ = 0;
+  double cpu_cycles_ = 0;
+  const std::vector<std::int64_t>* order_ = nullptr;  // the sampler's, valid for the epoch
+  BatchWork full_batch_work_;
+  BatchWork last_batch_work_;
+  // Two epochs' batch records: the next epoch starts inside the completion callback of the
+  // last step of the previous one, whose records must stay valid until it returns.
+  std::vector<Batch> batches_[2];
+  std::vector<Worker> workers_;
+  std::int64_t next_to_consume_ = 0;
+  bool trainer_busy_ = false;
+  double trainer_idle_since_s_ = 0;
+
+  // Tokens are recycled one completion later than they finish: SimGrid still uses the
+  // activity after its completion callback returns, so its ExecPtr must outlive that.
+  std::deque<Token> tokens_;
+  std::vector<Token*> free_tokens_;
+  std::vector<Token*> retired_tokens_;
+};
+
+}  // namespace edgetwin

@@ -1,0 +1,49 @@
+// What the pipeline publishes: one record per finished batch and per finished epoch.
+//
+// Contract: the pipeline calls on_epoch_start, then on_batch_done for every batch in the
+// order the trainer consumed them (batch 0, 1, ...), then on_epoch_end. Times are simulated
+// seconds since the start of the run. Observers only read; the model never opens files.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace edgetwin {
+
+struct BatchRecord {
+  int epoch = 0;
+  std::int64_t index = 0;        // position in the epoch, 0-based
+  int worker = -1;               // -1: loaded by the trainer itself (num_workers = 0)
+  std::span<const std::int64_t> samples;  // dataset indices, in sampler order
+  std::int64_t cache_hits = 0;   // samples served from the page cache (all, for in-RAM data)
+  std::int64_t cache_misses = 0; // samples read from storage
+  double disk_bytes = 0;
+  double dispatched_s = 0;       // index handed to the worker
+  double start_s = 0;            // worker began fetching
+  double ready_s = 0;            // batch collated, waiting for the trainer
+  double consumed_s = 0;         // trainer took it
+  double on_device_s = 0;        // host-to-device copy done (= consumed_s without GPU)
+  double compute_end_s = 0;      // optimizer step done
+  double trainer_idle_since_s = 0;  // when the trainer started waiting for this batch
+  double fetch_s = 0;            // I/O plus the fetch part of the worker's CPU time
+  double preprocess_s = 0;       // preprocess + collate part of the worker's CPU time
+  double gpu_busy_s = 0;         // GPU time of the step (0 without GPU)
+};
+
+struct EpochRecord {
+  int epoch = 0;
+  double start_s = 0;
+  double end_s = 0;
+  double cpu_busy_core_s = 0;    // CPU work done in the epoch, in core-seconds
+  int cpu_cores = 0;
+};
+
+class PipelineObserver {
+ public:
+  virtual ~PipelineObserver() = default;
+  virtual void on_epoch_start(int epoch, double time_s) { (void)epoch, (void)time_s; }
+  virtual void on_batch_done(const BatchRecord& batch) = 0;
+  virtual void on_epoch_end(const EpochRecord& epoch) = 0;
+};
+
+}  // namespace edgetwin

@@ -1,0 +1,39 @@
+// The SimGrid platform of one device, built in code from a DeviceSpec (no XML).
+//
+// Contract: one host per resource, with "flops" in the resource's natural unit:
+//   cpu      cores x cpu.freq_hz        work in CPU cycles
+//   gpu      1 x gpu.freq_hz            work in GPU cycles (absent on CPU-only devices)
+//   memory   1 x bandwidth_bytes_per_s  work in bytes (page-cache hits, host-to-device)
+//   storage  1 x read_bw_bytes_per_s    work in bytes (+ request cost as equivalent bytes)
+// Concurrent activities on a host share it fairly (SimGrid's max-min sharing): that is
+// the contention the model relies on. Storage is a host rather than s4u::Disk because
+// Disk I/O in 3.32 keeps every finished Io and turns quadratic (simgrid-notes.md).
+// The platform must be built before Engine::run and once per process.
+#pragma once
+
+#include "config/specs.hpp"
+
+namespace simgrid::s4u {
+class Host;
+class Engine;
+}  // namespace simgrid::s4u
+
+namespace edgetwin {
+
+class Platform {
+ public:
+  Platform(const DeviceSpec& device, const StorageSpec& storage);
+
+  simgrid::s4u::Host* cpu() const { return cpu_; }
+  simgrid::s4u::Host* gpu() const { return gpu_; }  // nullptr on CPU-only devices
+  simgrid::s4u::Host* memory() const { return memory_; }
+  simgrid::s4u::Host* storage() const { return storage_; }
+
+ private:
+  simgrid::s4u::Host* cpu_ = nullptr;
+  simgrid::s4u::Host* gpu_ = nullptr;
+  simgrid::s4u::Host* memory_ = nullptr;
+  simgrid::s4u::Host* storage_ = nullptr;
+};
+
+}  // namespace edgetwin

@@ -1,0 +1,45 @@
+#include "model/work_model.hpp"
+
+#include <cmath>
+
+namespace edgetwin {
+
+WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage)
+    : costs_(workload.costs),
+      dataset_(workload.dataset),
+      has_gpu_(device.gpu.has_value()),
+      cpu_cores_(device.cpu.cores),
+      memory_bandwidth_(device.memory.bandwidth_bytes_per_s),
+      sample_bytes_(workload.dataset.sample_bytes),
+      worker_startup_cycles_(cpu_cycles(workload.costs.worker_startup_cpu_s)) {
+  const double requests = std::ceil(sample_bytes_ / storage.request_bytes);
+  storage_work_per_miss_ = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
+}
+
+BatchWork WorkModel::batch(int samples) const {
+  BatchWork work;
+  const double n = samples;
+  work.fetch_cpu_cycles = cpu_cycles(costs_.fetch_cpu_s_per_sample * n);
+  work.preprocess_cpu_cycles = cpu_cycles((costs_.preprocess_cpu_s_per_sample + costs_.collate_cpu_s_per_sample) * n);
+  const double compute_s = costs_.compute.at(n);
+  if (has_gpu_) {
+    work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;
+    work.gpu_cycles = compute_s * costs_.reference_gpu_freq_hz;
+    work.launch_cpu_cycles = cpu_cycles(costs_.launch_cpu_s_per_batch);
+  } else {
+    // Without a GPU the measured step time is the whole step, run by LibTorch's intra-op
+    // threads on every core; launch work is already inside it.
+    work.cpu_compute_threads = cpu_cores_;
+    work.cpu_compute_cycles_per_thread = cpu_cycles(compute_s);
+  }
+  return work;
+}
+
+double page_cache_capacity_bytes(const DeviceSpec& device, const WorkloadSpec& workload, const LoaderSpec& loader) {
+  const FootprintSpec& f = workload.footprint;
+  const double training = f.process_bytes + f.model_bytes + f.optimizer_bytes +
+                          f.activation_bytes_per_sample * loader.batch_size + f.worker_bytes * loader.workers;
+  return device.memory.ram_bytes - device.memory.os_base_bytes - training;
+}
+
+}  // namespace edgetwin

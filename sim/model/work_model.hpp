@@ -1,0 +1,54 @@
+// Converts a workload's per-sample and per-batch costs into work for the platform's hosts.
+//
+// Contract: CPU seconds measured at costs.reference_cpu_freq_hz become CPU cycles, GPU
+// seconds at reference_gpu_freq_hz become GPU cycles, so the same costs run faster or slower
+// on a device clocked differently (the hosts' speed is the device's clock). Storage reads
+// cost their bytes plus, per request, request_s worth of bandwidth: the device is busy for
+// bytes / bw + requests x request_s, and concurrent reads share that busy time.
+// The host-to-device copy is a memcpy by the trainer's core into memory the GPU reads
+// (Jetson memory is shared): it lasts bytes / memory bandwidth, and neither the step's GPU
+// nor its CPU work can start before it ends.
+#pragma once
+
+#include "config/specs.hpp"
+
+namespace edgetwin {
+
+struct BatchWork {
+  double fetch_cpu_cycles = 0;       // the worker's share of reading the samples
+  double preprocess_cpu_cycles = 0;  // transforms + collate
+  double h2d_s = 0;                  // host-to-device copy; 0 on CPU-only devices
+  double gpu_cycles = 0;             // 0 on CPU-only devices
+  double launch_cpu_cycles = 0;      // trainer's CPU work beside the GPU step
+  double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step
+  int cpu_compute_threads = 0;
+};
+
+class WorkModel {
+ public:
+  WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage);
+
+  BatchWork batch(int samples) const;
+  double storage_work_per_miss() const { return storage_work_per_miss_; }  // storage-host units
+  double disk_bytes_per_miss() const { return sample_bytes_; }
+  double memory_bytes_per_hit() const { return sample_bytes_; }
+  double worker_startup_cycles() const { return worker_startup_cycles_; }
+  bool has_gpu() const { return has_gpu_; }
+
+ private:
+  double cpu_cycles(double cpu_seconds) const { return cpu_seconds * costs_.reference_cpu_freq_hz; }
+
+  CostSpec costs_;
+  DatasetSpec dataset_;
+  bool has_gpu_;
+  int cpu_cores_;
+  double memory_bandwidth_;
+  double sample_bytes_;
+  double storage_work_per_miss_;
+  double worker_startup_cycles_;
+};
+
+// RAM left for the page cache once the OS and the training processes have theirs.
+double page_cache_capacity_bytes(const DeviceSpec& device, const WorkloadSpec& workload, const LoaderSpec& loader);
+
+}  // namespace edgetwin

@@ -1,0 +1,313 @@
+// The pipeline against closed forms, ratios and invariants. Every simulation runs in its own
+// child process (scenario.hpp); the invariant observer checks every batch of every run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "scenario.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+// Sizes of the batches of one epoch.
+std::vector<int> batch_sizes(std::int64_t samples, int batch_size, bool drop_last = false) {
+  std::vector<int> sizes(static_cast<std::size_t>(samples / batch_size), batch_size);
+  if (!drop_last && samples % batch_size != 0) sizes.push_back(static_cast<int>(samples % batch_size));
+  return sizes;
+}
+
+double load_s(const WorkloadSpec& w, int n) {
+  return n * (w.costs.fetch_cpu_s_per_sample + w.costs.preprocess_cpu_s_per_sample + w.costs.collate_cpu_s_per_sample);
+}
+
+double h2d_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
+  return d.gpu ? n * w.dataset.input_bytes_per_sample / d.memory.bandwidth_bytes_per_s : 0.0;
+}
+
+double step_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
+  return d.gpu ? std::max(w.costs.compute.at(n), w.costs.launch_cpu_s_per_batch) : w.costs.compute.at(n);
+}
+
+// num_workers = 0: the trainer loads, copies and steps each batch in turn, nothing overlaps
+// and nothing competes, so the epoch is the plain sum of those times (all costs are at the
+// device's own clock, 1 GHz).
+double expected_sequential_epoch_s(const DeviceSpec& d, const WorkloadSpec& w, int batch_size) {
+  double total = 0;
+  for (const int n : batch_sizes(w.dataset.samples, batch_size)) total += load_s(w, n) + h2d_s(d, w, n) + step_s(d, w, n);
+  return total;
+}
+
+// Compute-bound with workers and spare cores: the trainer waits only for the first batch
+// (worker start-up, then one load) and for each host-to-device copy, which the study counts
+// as fetch; every later batch is ready before the previous step ends.
+double expected_compute_bound_stall_s(const DeviceSpec& d, const WorkloadSpec& w, int batch_size) {
+  double stall = w.costs.worker_startup_cpu_s + load_s(w, batch_size);
+  for (const int n : batch_sizes(w.dataset.samples, batch_size)) stall += h2d_s(d, w, n);
+  return stall;
+}
+
+double expected_compute_bound_compute_s(const DeviceSpec& d, const WorkloadSpec& w, int batch_size) {
+  double compute = 0;
+  for (const int n : batch_sizes(w.dataset.samples, batch_size)) compute += step_s(d, w, n);
+  return compute;
+}
+
+// One worker reading every sample from storage: it never waits (prefetch keeps its queue
+// full), so the epoch is its reads and CPU work back to back, plus the copy and step of the
+// last batch, which nothing overlaps.
+double storage_read_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
+  return n * w.dataset.sample_bytes / d.storage[0].read_bw_bytes_per_s;
+}
+
+void expect_clean(const RunResult& r) { EXPECT_EQ(r.invariant_failures, ""); }
+
+TEST(Pipeline, SequentialEpochIsTheSumOfFetchPreprocessAndCompute) {
+  const auto device = gpu_device();
+  const auto workload = in_ram_workload(1000, 16);
+  const auto r = simulate(device, workload, run_with(0, 2, 16, 2));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 2u);
+  const double expected = expected_sequential_epoch_s(device, workload, 16);
+  for (const auto& e : r.epochs) {
+    EXPECT_NEAR(e.e2e_s, expected, 1e-9 * expected);
+    EXPECT_EQ(e.batches, 63);
+  }
+}
+
+TEST(Pipeline, SequentialEpochOnACpuOnlyDevice) {
+  const auto device = cpu_device(2);
+  auto workload = in_ram_workload(500, 16);
+  workload.costs.reference_gpu_freq_hz = 0;
+  const auto r = simulate(device, workload, run_with(0, 2, 16, 1));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  const double expected = expected_sequential_epoch_s(device, workload, 16);
+  EXPECT_NEAR(r.epochs[0].e2e_s, expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(r.epochs[0].gpu_util, 0.0);
+}
+
+TEST(Pipeline, ComputeBoundStallsOnlyForTheFirstBatchAndTheCopies) {
+  const auto device = gpu_device();
+  auto workload = in_ram_workload(1000, 16);
+  workload.costs.worker_startup_cpu_s = 5e-3;
+  for (const int workers : {1, 2, 4}) {
+    const auto r = simulate(device, workload, run_with(workers, 2, 16, 2));
+    expect_clean(r);
+    ASSERT_EQ(r.epochs.size(), 2u);
+    for (const auto& e : r.epochs) {
+      const double stall = expected_compute_bound_stall_s(device, workload, 16);
+      const double compute = expected_compute_bound_compute_s(device, workload, 16);
+      EXPECT_NEAR(e.stall_s, stall, 1e-9) << "workers " << workers << " epoch " << e.epoch;
+      EXPECT_NEAR(e.compute_s, compute, 1e-9);
+      EXPECT_NEAR(e.e2e_s, stall + compute, 1e-9);
+    }
+  }
+}
+
+TEST(Pipeline, PersistentWorkersStartOnlyOnce) {
+  const auto device = gpu_device();
+  auto workload = in_ram_workload(1000, 16);
+  workload.costs.worker_startup_cpu_s = 50e-3;
+  auto run = run_with(2, 2, 16, 3);
+  run.loader.persistent_workers = true;
+  const auto r = simulate(device, workload, run);
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 3u);
+  // Epoch 0 pays the 50 ms start-up; later epochs only the first load.
+  EXPECT_NEAR(r.epochs[0].stall_s - r.epochs[1].stall_s, 50e-3, 1e-9);
+  EXPECT_NEAR(r.epochs[1].stall_s, r.epochs[2].stall_s, 1e-9);
+}
+
+TEST(Pipeline, FetchBoundWithOneWorkerTakesTheTotalFetchTime) {
+  const auto device = gpu_device();
+  auto workload = file_workload(640, 16, 100e3);  // 1 ms per sample at 100 MB/s
+  workload.costs.fetch_cpu_s_per_sample = 0;
+  workload.costs.preprocess_cpu_s_per_sample = 1e-6;
+  const auto r = simulate(device, workload, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  double fetch_total = 0;
+  double exact = 0;
+  for (const int n : batch_sizes(640, 16)) {
+    fetch_total += storage_read_s(device, workload, n);
+    exact += storage_read_s(device, workload, n) + load_s(workload, n);
+  }
+  exact += h2d_s(device, workload, 16) + step_s(device, workload, 16);
+  EXPECT_NEAR(r.epochs[0].e2e_s, exact, 1e-9 * exact);
+  // The rest (16 us of CPU per 16 ms read, and one 2 ms step) is 0.4 % of the epoch.
+  EXPECT_NEAR(r.epochs[0].e2e_s, fetch_total, 0.005 * fetch_total);
+  EXPECT_NEAR(r.epochs[0].fetch_s, fetch_total, 1e-9 * fetch_total);
+  EXPECT_DOUBLE_EQ(r.epochs[0].disk_bytes_read, 640 * 100e3);
+}
+
+TEST(Pipeline, TwoConcurrentReadersOnOneMediumTakeTwiceAsLong) {
+  const auto device = gpu_device();
+  auto workload = file_workload(1024, 16, 100e3);
+  workload.costs.fetch_cpu_s_per_sample = 0;
+  workload.costs.preprocess_cpu_s_per_sample = 0;
+  workload.costs.compute = ComputeCurve{{16.0}, {1e-5}};
+  workload.costs.launch_cpu_s_per_batch = 0;
+  const auto one = simulate(device, workload, run_with(1, 2, 16, 1));
+  const auto two = simulate(device, workload, run_with(2, 2, 16, 1));
+  expect_clean(one);
+  expect_clean(two);
+  ASSERT_EQ(one.epochs.size(), 1u);
+  ASSERT_EQ(two.epochs.size(), 1u);
+  // Same bytes through the same medium: per-batch read time doubles, the epoch does not.
+  EXPECT_NEAR(two.epochs[0].fetch_s / one.epochs[0].fetch_s, 2.0, 1e-6);
+  EXPECT_NEAR(two.epochs[0].e2e_s / one.epochs[0].e2e_s, 1.0, 0.01);
+}
+
+TEST(Pipeline, ColdEpochZeroReadsEverythingAndAFittingDatasetIsCachedAfter) {
+  const auto device = gpu_device();
+  const auto workload = file_workload(1000, 16, 100e3);  // 100 MB, cache ~14 GB
+  const auto r = simulate(device, workload, run_with(2, 2, 16, 3));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.epochs[0].cache_hit_ratio, 0.0);
+  EXPECT_DOUBLE_EQ(r.epochs[0].disk_bytes_read, 1000 * 100e3);
+  for (int e = 1; e < 3; ++e) {
+    EXPECT_DOUBLE_EQ(r.epochs[e].cache_hit_ratio, 1.0);
+    EXPECT_DOUBLE_EQ(r.epochs[e].disk_bytes_read, 0.0);
+    EXPECT_LT(r.epochs[e].e2e_s, r.epochs[0].e2e_s);
+  }
+}
+
+TEST(Pipeline, WarmCacheHitsFromEpochZero) {
+  const auto device = gpu_device();
+  const auto workload = file_workload(1000, 16, 100e3);
+  auto run = run_with(2, 2, 16, 1);
+  run.cache = CacheStart::warm;
+  const auto r = simulate(device, workload, run);
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.epochs[0].cache_hit_ratio, 1.0);
+}
+
+TEST(Pipeline, DatasetTwiceTheCacheHitsTheLruClosedFormInEpochOne) {
+  // Capacity = RAM - OS - footprint; choose RAM so the cache holds exactly half of 4000
+  // samples of 1 MB. Epoch 1 then hits 1/2 - ln(2)/2 = 0.153 (page_cache_test.cpp); with
+  // 4000 samples the sampling noise is sqrt(0.153 * 0.847 / 4000) = 0.006, so 0.03 is ~5 sd.
+  auto device = gpu_device();
+  auto workload = file_workload(4000, 16, 1e6);
+  workload.footprint = FootprintSpec{0, 0, 0, 0, 0, workload.footprint.provenance};
+  device.memory.ram_bytes = device.memory.os_base_bytes + 2000 * 1e6;
+  const auto r = simulate(device, workload, run_with(2, 2, 16, 2));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.epochs[0].cache_hit_ratio, 0.0);
+  EXPECT_NEAR(r.epochs[1].cache_hit_ratio, 0.5 - std::log(2.0) / 2.0, 0.03);
+}
+
+TEST(Pipeline, DropLastDeliversOnlyFullBatches) {
+  const auto device = gpu_device();
+  const auto workload = in_ram_workload(1000, 16);
+  auto run = run_with(3, 1, 16, 1);
+  run.loader.drop_last = true;
+  const auto r = simulate(device, workload, run);
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_EQ(r.epochs[0].batches, 62);
+}
+
+TEST(Pipeline, EverySampleOnceInOrderForManyLoaderSettings) {
+  const auto device = gpu_device();
+  const auto workload = file_workload(300, 7, 50e3);
+  for (const int workers : {0, 1, 2, 3, 5})
+    for (const int prefetch : {1, 2, 4}) {
+      const auto r = simulate(device, workload, run_with(workers, prefetch, 7, 2));
+      EXPECT_EQ(r.invariant_failures, "") << "workers " << workers << " prefetch " << prefetch;
+      ASSERT_EQ(r.epochs.size(), 2u);
+      EXPECT_EQ(r.epochs[0].batches, 43);
+    }
+}
+
+TEST(Pipeline, SameSeedGivesIdenticalTracesAndAnotherSeedDoesNot) {
+  // The cache holds half the dataset, so which samples hit, and when each batch is ready,
+  // depends on the shuffle.
+  auto device = gpu_device();
+  auto workload = file_workload(2000, 16, 200e3);
+  workload.footprint = FootprintSpec{0, 0, 0, 0, 0, workload.footprint.provenance};
+  device.memory.ram_bytes = device.memory.os_base_bytes + 1000 * 200e3;
+  auto run = run_with(3, 2, 16, 2);
+  const auto a = simulate(device, workload, run, true);
+  const auto b = simulate(device, workload, run, true);
+  run.seed = 99;
+  const auto c = simulate(device, workload, run, true);
+  ASSERT_FALSE(a.trace_csv.empty());
+  EXPECT_EQ(a.trace_csv, b.trace_csv);
+  EXPECT_NE(a.trace_csv, c.trace_csv);
+}
+
+TEST(Pipeline, MoreDiskBandwidthNeverIncreasesEpochTime) {
+  auto device = gpu_device();
+  const auto workload = file_workload(2000, 16, 500e3);
+  double previous = 1e300;
+  for (const double bw : {10e6, 30e6, 100e6, 300e6, 1e9, 3e9}) {
+    device.storage[0].read_bw_bytes_per_s = bw;
+    device.storage[0].request_s = 1e-4;
+    const auto r = simulate(device, workload, run_with(4, 2, 16, 2));
+    expect_clean(r);
+    ASSERT_EQ(r.epochs.size(), 2u);
+    const double total = r.epochs[0].e2e_s + r.epochs[1].e2e_s;
+    EXPECT_LE(total, previous * (1 + 1e-12)) << "bandwidth " << bw;
+    previous = total;
+  }
+}
+
+TEST(Pipeline, MoreCoresNeverIncreaseEpochTimeAtFixedWorkers) {
+  auto workload = in_ram_workload(2000, 16);
+  workload.costs.preprocess_cpu_s_per_sample = 300e-6;  // CPU-heavy: contention matters
+  for (const bool gpu : {true, false}) {
+    double previous = 1e300;
+    for (int cores = 1; cores <= 8; ++cores) {
+      auto device = gpu ? gpu_device() : cpu_device(cores);
+      device.cpu.cores = cores;
+      workload.costs.reference_gpu_freq_hz = gpu ? 1e9 : 0.0;
+      const auto r = simulate(device, workload, run_with(4, 2, 16, 1));
+      expect_clean(r);
+      ASSERT_EQ(r.epochs.size(), 1u);
+      EXPECT_LE(r.epochs[0].e2e_s, previous * (1 + 1e-12)) << (gpu ? "gpu" : "cpu") << " cores " << cores;
+      previous = r.epochs[0].e2e_s;
+    }
+  }
+}
+
+TEST(Pipeline, WorkersCompeteWithTheTrainerOnAScarceCpu) {
+  // Finding F3: on a 2-core CPU-only device whose step uses both cores, extra workers first
+  // hide loading (w 0 -> 2) and then, each paying start-up every epoch, cost more than they
+  // hide (w 2 -> 8).
+  const auto device = cpu_device(2);
+  auto workload = in_ram_workload(4000, 16);
+  workload.costs.reference_gpu_freq_hz = 0;
+  workload.costs.worker_startup_cpu_s = 0.05;
+  const auto w0 = simulate(device, workload, run_with(0, 2, 16, 1));
+  const auto w2 = simulate(device, workload, run_with(2, 2, 16, 1));
+  const auto w8 = simulate(device, workload, run_with(8, 2, 16, 1));
+  ASSERT_EQ(w0.epochs.size(), 1u);
+  ASSERT_EQ(w2.epochs.size(), 1u);
+  ASSERT_EQ(w8.epochs.size(), 1u);
+  EXPECT_LT(w2.epochs[0].e2e_s, w0.epochs[0].e2e_s);
+  EXPECT_GT(w8.epochs[0].e2e_s, w2.epochs[0].e2e_s);
+}
+
+TEST(Pipeline, UtilisationsAreFractionsAndCpuWorkIsConserved) {
+  const auto device = gpu_device();
+  const auto workload = in_ram_workload(1000, 16);
+  const auto r = simulate(device, workload, run_with(2, 2, 16, 1));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  const auto& e = r.epochs[0];
+  // CPU work: loads of every batch (60 us per sample), one launch per batch (0.1 ms) and
+  // the host-to-device memcpy of every sample (4000 B at 10 GB/s), on the trainer's core.
+  const double cpu_work = 1000 * 60e-6 + 63 * 0.1e-3 + 1000 * 4000 / 10e9;
+  EXPECT_NEAR(e.cpu_util, cpu_work / (8 * e.e2e_s), 1e-9);
+  EXPECT_NEAR(e.gpu_util, e.compute_s / e.e2e_s, 1e-9);  // compute-bound: the GPU step is the step
+  EXPECT_GT(e.gpu_util, 0.9);
+  EXPECT_LE(e.gpu_util, 1.0);
+}
+
+}  // namespace
+}  // namespace edgetwin::test

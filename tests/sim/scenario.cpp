@@ -1,0 +1,179 @@
+#include "scenario.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include "invariant_observer.hpp"
+#include "model/simulation.hpp"
+#include "report/trace_writer.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+Provenance test_provenance() { return {"spec", "hand-built test scenario"}; }
+
+void write_all(int fd, const void* data, std::size_t size) {
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const auto n = ::write(fd, p, size);
+    if (n <= 0) _exit(3);
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+void write_string(int fd, const std::string& s) {
+  const std::size_t size = s.size();
+  write_all(fd, &size, sizeof size);
+  write_all(fd, s.data(), size);
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buffer[65536];
+  for (;;) {
+    const auto n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+[[noreturn]] void run_child(int fd, const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run,
+                            bool want_trace) {
+  static_assert(std::is_trivially_copyable_v<EpochStats>);
+  std::string failures;
+  std::vector<EpochStats> epochs;
+  std::string trace;
+  try {
+    Simulation simulation(device, workload, run);
+    EpochRecorder recorder;
+    InvariantObserver invariants(workload.dataset.samples, run.loader);
+    simulation.add_observer(recorder);
+    simulation.add_observer(invariants);
+    const std::string trace_path = "/tmp/edgetwin-test-trace-" + std::to_string(::getpid()) + ".csv";
+    std::unique_ptr<TraceWriter> writer;
+    if (want_trace) {
+      writer = std::make_unique<TraceWriter>(trace_path);
+      simulation.add_observer(*writer);
+    }
+    simulation.run();
+    if (writer) {
+      writer->commit();
+      std::ifstream in(trace_path);
+      std::stringstream text;
+      text << in.rdbuf();
+      trace = text.str();
+      std::remove(trace_path.c_str());
+    }
+    failures = invariants.failures();
+    epochs = recorder.epochs();
+  } catch (const std::exception& e) {
+    failures = std::string("exception: ") + e.what();
+  }
+  const std::size_t count = epochs.size();
+  write_all(fd, &count, sizeof count);
+  write_all(fd, epochs.data(), count * sizeof(EpochStats));
+  write_string(fd, failures);
+  write_string(fd, trace);
+  ::close(fd);
+  _exit(0);
+}
+
+std::string take_string(const std::string& data, std::size_t& at) {
+  std::size_t size = 0;
+  std::memcpy(&size, data.data() + at, sizeof size);
+  at += sizeof size;
+  std::string s = data.substr(at, size);
+  at += size;
+  return s;
+}
+
+}  // namespace
+
+DeviceSpec gpu_device() {
+  DeviceSpec d = cpu_device(8);
+  d.name = "test-gpu";
+  d.gpu = GpuSpec{1e9, test_provenance()};
+  return d;
+}
+
+DeviceSpec cpu_device(int cores) {
+  DeviceSpec d;
+  d.name = "test-cpu";
+  d.cpu = CpuSpec{cores, 1e9, test_provenance()};
+  d.memory = MemorySpec{16e9, 10e9, 1e9, test_provenance()};
+  d.storage = {StorageSpec{"disk", 100e6, 0.0, 131072, test_provenance()}};
+  d.default_storage = "disk";
+  return d;
+}
+
+WorkloadSpec in_ram_workload(std::int64_t samples, int batch_size) {
+  WorkloadSpec w;
+  w.name = "test-in-ram";
+  w.dataset = DatasetSpec{"synthetic", samples, 1000.0, DatasetLayout::in_ram, 4000.0, test_provenance()};
+  w.loader.batch_size = batch_size;
+  w.costs.device = "test";
+  w.costs.reference_cpu_freq_hz = 1e9;
+  w.costs.reference_gpu_freq_hz = 1e9;
+  w.costs.fetch_cpu_s_per_sample = 10e-6;
+  w.costs.preprocess_cpu_s_per_sample = 50e-6;
+  w.costs.collate_cpu_s_per_sample = 0.0;
+  w.costs.launch_cpu_s_per_batch = 0.1e-3;
+  w.costs.worker_startup_cpu_s = 0.0;
+  w.costs.compute = ComputeCurve{{1.0, 16.0, 64.0}, {1e-3, 2e-3, 5e-3}};
+  w.costs.provenance = test_provenance();
+  w.footprint = FootprintSpec{500e6, 1e6, 1e6, 1e5, 100e6, test_provenance()};
+  return w;
+}
+
+WorkloadSpec file_workload(std::int64_t samples, int batch_size, double sample_bytes) {
+  WorkloadSpec w = in_ram_workload(samples, batch_size);
+  w.name = "test-files";
+  w.dataset.layout = DatasetLayout::file_per_sample;
+  w.dataset.sample_bytes = sample_bytes;
+  return w;
+}
+
+RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs) {
+  RunConfig run;
+  run.loader.workers = workers;
+  run.loader.prefetch_factor = prefetch_factor;
+  run.loader.batch_size = batch_size;
+  run.epochs = epochs;
+  return run;
+}
+
+RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run, bool want_trace) {
+  int fds[2];
+  if (::pipe(fds) != 0) return {{}, "pipe failed", {}};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    run_child(fds[1], device, workload, run, want_trace);
+  }
+  ::close(fds[1]);
+  const std::string data = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  RunResult result;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < sizeof(std::size_t))
+    return {{}, "simulation child crashed (status " + std::to_string(status) + ")", {}};
+  std::size_t count = 0;
+  std::memcpy(&count, data.data(), sizeof count);
+  std::size_t at = sizeof count;
+  result.epochs.resize(count);
+  std::memcpy(static_cast<void*>(result.epochs.data()), data.data() + at, count * sizeof(EpochStats));
+  at += count * sizeof(EpochStats);
+  result.invariant_failures = take_string(data, at);
+  result.trace_csv = take_string(data, at);
+  return result;
+}
+
+}  // namespace edgetwin::test

@@ -1,0 +1,38 @@
+// Test scaffolding: small hand-built devices and workloads with round numbers, and a way
+// to run each simulation in a child process (SimGrid allows one engine per process).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/specs.hpp"
+#include "report/epoch_recorder.hpp"
+
+namespace edgetwin::test {
+
+// A GPU device: 8 cores at 1 GHz (1 cycle = 1 ns), GPU 1 GHz, 10 GB/s memory, one storage
+// medium "disk" at 100 MB/s with no request cost, 16 GB RAM.
+DeviceSpec gpu_device();
+// The same without GPU.
+DeviceSpec cpu_device(int cores);
+// An in-RAM dataset of `samples` samples, costs given in seconds at the device's 1 GHz.
+WorkloadSpec in_ram_workload(std::int64_t samples, int batch_size);
+// A one-file-per-sample dataset of `samples` x `sample_bytes`.
+WorkloadSpec file_workload(std::int64_t samples, int batch_size, double sample_bytes);
+
+struct RunResult {
+  std::vector<EpochStats> epochs;
+  std::string invariant_failures;  // empty when every invariant held
+  std::string trace_csv;           // per-batch times, when asked for
+};
+
+// Runs one simulation in a forked child and returns what its observers saw. The
+// invariant observer runs on every simulation (clock, order, exactly-once, prefetch bound,
+// e2e = stall + compute).
+RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run,
+                   bool want_trace = false);
+
+RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs);
+
+}  // namespace edgetwin::test
