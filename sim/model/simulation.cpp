@@ -70,11 +70,10 @@ void Simulation::run() {
   if (engine_created) throw std::logic_error("SimGrid allows one simulation per process");
   engine_created = true;
 
-  int argc = 3;
+  int argc = 2;
   char name[] = "edgetwin";
   char quiet[] = "--log=root.thres:critical";
-  std::string extra = std::getenv("EDGETWIN_CFG") ? std::getenv("EDGETWIN_CFG") : "--log=root.thres:critical";
-  char* argv[] = {name, quiet, extra.data(), nullptr};
+  char* argv[] = {name, quiet, nullptr};
   simgrid::s4u::Engine engine(&argc, argv);
 
   const Platform platform(device_, *storage_);

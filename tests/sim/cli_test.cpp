@@ -1,0 +1,202 @@
+// `edgetwin predict` as a user runs it: outputs, help, and every kind of bad input giving
+// one clear message, exit code 2, and no output file left behind.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("edgetwin-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CliResult run(const std::string& args) {
+    const auto err_file = dir_ / "stderr.txt";
+    const std::string command = std::string(EDGETWIN_BINARY) + " " + args + " 2>" + err_file.string();
+    CliResult result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) result.out += buffer;
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.err = slurp(err_file);
+    return result;
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::string shipped(const std::string& relative) { return std::string(EDGETWIN_SOURCE_DIR) + "/" + relative; }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, PredictsTheShippedDefaultAsATableThatSaysWhatIsEstimated) {
+  const auto r = run("predict --device host-x86-2core --workload lenet-mnist --epochs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("e2e_s"), std::string::npos);
+  EXPECT_NE(r.out.find("Estimated, not calibrated"), std::string::npos);
+  EXPECT_NE(r.out.find("3750"), std::string::npos);  // 60,000 samples / 16 per batch
+}
+
+TEST_F(Cli, JsonHasEveryEpochFigureAndE2eIsStallPlusCompute) {
+  const auto r = run("predict --workers 2 --epochs 3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["device"], "host-x86-2core");
+  EXPECT_EQ(doc["workload"], "lenet-mnist");
+  EXPECT_TRUE(doc["estimated"].get<bool>());
+  EXPECT_EQ(doc["config"]["workers"], 2);
+  ASSERT_EQ(doc["epochs"].size(), 3u);
+  for (const auto& e : doc["epochs"]) {
+    for (const char* key : {"e2e_s", "stall_s", "compute_s", "fetch_s", "preprocess_s", "cache_hit_ratio",
+                            "disk_bytes_read", "cpu_util", "gpu_util", "batches"})
+      EXPECT_TRUE(e.contains(key)) << key;
+    EXPECT_NEAR(e["e2e_s"].get<double>(), e["stall_s"].get<double>() + e["compute_s"].get<double>(), 1e-6);
+    EXPECT_EQ(e["batches"], 3750);
+  }
+}
+
+TEST_F(Cli, CsvHasAHeaderAndOneRowPerEpoch) {
+  const auto r = run("predict --epochs 2 --csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("epoch,e2e_s,stall_s,compute_s,fetch_s,preprocess_s,cache_hit_ratio,", 0), 0u);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+}
+
+TEST_F(Cli, TraceHasOneRowPerBatch) {
+  const auto trace = dir_ / "trace.csv";
+  const auto r = run("predict --batch-size 600 --epochs 2 --trace " + trace.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto text = slurp(trace);
+  EXPECT_EQ(text.rfind("epoch,batch,worker,samples,cache_hits,cache_misses,dispatched_s,start_s,ready_s,consumed_s,"
+                       "on_device_s,compute_end_s\n",
+                       0),
+            0u);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 100);
+  EXPECT_FALSE(fs::exists(trace.string() + ".partial"));
+}
+
+TEST_F(Cli, HelpExplainsEveryOptionAndItsDefault) {
+  const auto r = run("predict --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--device", "--workload", "--profile", "--storage", "--workers", "--prefetch-factor",
+                             "--batch-size", "--epochs", "--cache", "--seed", "--json", "--csv", "--trace",
+                             "--persistent-workers", "--drop-last"})
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  EXPECT_NE(r.out.find("host-x86-2core"), std::string::npos);  // default device shown
+}
+
+// ---- bad input: exit code 2, one message naming what is wrong, nothing written ----------
+
+void expect_rejected(const CliResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr was: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, NegativeWorkersAreRejected) {
+  const auto trace = dir_ / "t.csv";
+  expect_rejected(run("predict --workers -1 --trace " + trace.string()), "--workers");
+  EXPECT_FALSE(fs::exists(trace));
+  EXPECT_FALSE(fs::exists(trace.string() + ".partial"));
+}
+
+TEST_F(Cli, PrefetchFactorBelowOneWithWorkersIsRejected) {
+  expect_rejected(run("predict --workers 2 --prefetch-factor 0"), "--prefetch-factor");
+}
+
+TEST_F(Cli, BatchLargerThanTheDatasetIsRejected) {
+  expect_rejected(run("predict --batch-size 60001"), "--batch-size");
+}
+
+TEST_F(Cli, UnknownStorageListsTheValidOnes) {
+  const auto r = run("predict --storage ssd2");
+  expect_rejected(r, "ssd2");
+  EXPECT_NE(r.err.find("virtio-disk"), std::string::npos);
+}
+
+TEST_F(Cli, UnknownCacheModeIsRejected) { expect_rejected(run("predict --cache lukewarm"), "--cache"); }
+
+TEST_F(Cli, MissingDeviceFileIsRejected) {
+  expect_rejected(run("predict --device " + (dir_ / "nope.toml").string()), "nope.toml");
+}
+
+TEST_F(Cli, UnknownShippedNameListsTheShippedOnes) {
+  const auto r = run("predict --device jetson-nanoo");
+  expect_rejected(r, "jetson-nanoo");
+  EXPECT_NE(r.err.find("host-x86-2core"), std::string::npos);
+}
+
+TEST_F(Cli, TomlSyntaxErrorGivesLineAndColumn) {
+  const auto bad = write("bad.toml", "[device]\nname = \"x\nfoo = 1\n");
+  const auto r = run("predict --device " + bad.string());
+  expect_rejected(r, bad.string() + ":2:");
+}
+
+TEST_F(Cli, TypoInADeviceKeyIsAnErrorNotADefault) {
+  std::string text = slurp(shipped("devices/host-x86-2core.toml"));
+  const auto at = text.find("request_bytes");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("request_bytes").size(), "request_byte");
+  const auto bad = write("typo.toml", text);
+  const auto r = run("predict --device " + bad.string());
+  expect_rejected(r, "storage.virtio-disk.request_byte");
+  EXPECT_NE(r.err.find(bad.string() + ":"), std::string::npos);
+}
+
+TEST_F(Cli, NonPositiveRateIsRejectedWithItsUnit) {
+  std::string text = slurp(shipped("devices/host-x86-2core.toml"));
+  const auto at = text.find("read_bw_bytes_per_s = 500.0e6");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("read_bw_bytes_per_s = 500.0e6").size(), "read_bw_bytes_per_s = -3");
+  const auto r = run("predict --device " + write("neg.toml", text).string());
+  expect_rejected(r, "storage.virtio-disk.read_bw_bytes_per_s");
+  EXPECT_NE(r.err.find("-3"), std::string::npos);
+}
+
+TEST_F(Cli, TrainingThatCannotFitInRamIsRejected) {
+  // 400 workers x 150 MB each is 60 GB: more than the 25 GB machine has.
+  expect_rejected(run("predict --workers 400"), "out-of-memory");
+}
+
+TEST_F(Cli, SeveralErrorsAreReportedTogether) {
+  std::string text = slurp(shipped("devices/host-x86-2core.toml"));
+  text.replace(text.find("cores = 2"), 9, "cores = 0");
+  text.replace(text.find("freq_hz = 2.096e9"), 17, "freq_hz = \"fast\"");
+  const auto r = run("predict --device " + write("two.toml", text).string());
+  expect_rejected(r, "cpu.cores");
+  EXPECT_NE(r.err.find("cpu.freq_hz"), std::string::npos);
+}
+
+}  // namespace
