@@ -23,10 +23,22 @@ edgetwin::DeviceSpec bench_device() {
   const Provenance p{"spec", "benchmark device, AGX-Xavier-like"};
   edgetwin::DeviceSpec d;
   d.name = "bench-gpu";
-  d.cpu = {8, 2.2656e9, p};
-  d.gpu = edgetwin::GpuSpec{1.377e9, p};
-  d.memory = {32e9, 137e9, 1.5e9, p};
-  d.storage = {{"nvme", 2e9, 80e-6, 131072, p}};
+  d.cpu.cores = 8;
+  d.cpu.freq_hz = 2.2656e9;
+  d.cpu.provenance = p;
+  d.gpu = edgetwin::GpuSpec{};
+  d.gpu->freq_hz = 1.377e9;
+  d.gpu->provenance = p;
+  d.memory.ram_bytes = 32e9;
+  d.memory.bandwidth_bytes_per_s = 137e9;
+  d.memory.os_base_bytes = 1.5e9;
+  d.memory.provenance = p;
+  edgetwin::StorageSpec nvme;
+  nvme.name = "nvme";
+  nvme.read_bw_bytes_per_s = 2e9;
+  nvme.request_s = 80e-6;
+  nvme.provenance = p;
+  d.storage = {nvme};
   d.default_storage = "nvme";
   return d;
 }

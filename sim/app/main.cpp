@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/catalogue_commands.hpp"
 #include "app/predict_command.hpp"
 #include "config/config_error.hpp"
 
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   edgetwin::PredictOptions predict;
   edgetwin::add_predict_command(app, predict);
+  edgetwin::CatalogueOptions catalogue;
+  edgetwin::add_catalogue_commands(app, catalogue);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -22,6 +25,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("predict")) return edgetwin::run_predict(predict);
+    if (edgetwin::run_catalogue_command(app, catalogue)) return 0;
   } catch (const edgetwin::ConfigError& e) {
     std::cerr << e.what() << '\n';
     return 2;

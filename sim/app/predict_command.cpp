@@ -2,10 +2,15 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 
 #include "app/catalogue.hpp"
+#include "config/config_error.hpp"
+#include "config/cost_estimator.hpp"
 #include "config/device_loader.hpp"
+#include "config/operating_point.hpp"
 #include "config/profile_loader.hpp"
 #include "config/run_validator.hpp"
 #include "config/workload_loader.hpp"
@@ -41,6 +46,12 @@ void add_predict_command(CLI::App& app, PredictOptions& o) {
   auto* json = cmd->add_flag("--json", o.json, "Write JSON instead of a table");
   cmd->add_flag("--csv", o.csv, "Write CSV instead of a table")->excludes(json);
   cmd->add_option("--trace", o.trace, "Also write per-batch times (CSV) to this file");
+  cmd->add_option("--power-mode", o.power_mode,
+                  "Named power mode or its nvpmodel id (default: the device's default mode; see `edgetwin modes`)");
+  cmd->add_option("--cores", o.cores, "Online CPU cores (overrides the power mode's)");
+  cmd->add_option("--cpu-freq", o.cpu_freq, "CPU clock, one of the device's steps, e.g. 1190.4MHz (overrides the mode's)");
+  cmd->add_option("--gpu-freq", o.gpu_freq, "GPU clock, one of the device's steps, e.g. 1377MHz");
+  cmd->add_option("--emc-freq", o.emc_freq, "Memory (EMC) clock, one of the device's steps, e.g. 2133MHz");
 }
 
 namespace {
@@ -66,14 +77,56 @@ ReportFormat report_format(const PredictOptions& o) {
   return ReportFormat::table;
 }
 
+std::optional<double> frequency_option(std::vector<Diagnostic>& problems, const std::string& option,
+                                       const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto hz = parse_frequency_hz(text);
+  if (!hz) problems.push_back({"", 0, 0, option, fmt::format("expected a frequency such as 1377MHz, got \"{}\"", text)});
+  return hz;
+}
+
+OperatingPointRequest operating_point_request(const PredictOptions& o) {
+  std::vector<Diagnostic> problems;
+  OperatingPointRequest request;
+  request.power_mode = o.power_mode;
+  request.cores = o.cores;
+  request.cpu_hz = frequency_option(problems, "--cpu-freq", o.cpu_freq);
+  request.gpu_hz = frequency_option(problems, "--gpu-freq", o.gpu_freq);
+  request.emc_hz = frequency_option(problems, "--emc-freq", o.emc_freq);
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  return request;
+}
+
+// The workload's costs were taken on another device: estimate them for this one from there.
+CostSpec estimate_for(const WorkloadSpec& workload, const DeviceSpec& device) {
+  const DeviceSpec reference = load_device(resolve_catalogue_file("devices", workload.costs.device));
+  return estimate_costs(reference, workload, device);
+}
+
 }  // namespace
 
-int run_predict(const PredictOptions& o) {
+PreparedRun prepare_run(const PredictOptions& o) {
   const DeviceSpec device = load_device(resolve_catalogue_file("devices", o.device));
   WorkloadSpec workload = load_workload(resolve_catalogue_file("workloads", o.workload));
-  if (!o.profile.empty()) workload = apply_profile(workload, load_profile(o.profile), device);
-  const RunConfig run = run_config(o, workload);
-  validate_run(run, device, workload);
+  const OperatingPointRequest request = operating_point_request(o);
+  const OperatingPoint point = resolve_operating_point(device, request);
+  if (!o.profile.empty())
+    workload = apply_profile(workload, load_profile(o.profile), device);
+  else if (workload.costs.device != device.name)
+    workload.costs = estimate_for(workload, device);
+  PreparedRun prepared{apply_operating_point(device, point), std::move(workload), {}, {}, point};
+  const bool explicit_clocks = request.cores || request.cpu_hz || request.gpu_hz || request.emc_hz;
+  if (!explicit_clocks) prepared.power_mode = o.power_mode.empty() ? device.default_power_mode : o.power_mode;
+  prepared.run = run_config(o, prepared.workload);
+  validate_run(prepared.run, prepared.device, prepared.workload);
+  return prepared;
+}
+
+int run_predict(const PredictOptions& o) {
+  PreparedRun prepared = prepare_run(o);
+  const DeviceSpec& device = prepared.device;
+  const WorkloadSpec& workload = prepared.workload;
+  const RunConfig& run = prepared.run;
 
   Simulation simulation(device, workload, run);
   EpochRecorder recorder;
@@ -86,8 +139,15 @@ int run_predict(const PredictOptions& o) {
   simulation.run();
   if (trace) trace->commit();
 
-  RunReport report{device.name, workload.name, simulation.storage().name, run,
-                   simulation.page_cache_capacity_bytes(), estimated_inputs(device, workload), recorder.epochs()};
+  RunReport report{device.name,
+                   workload.name,
+                   simulation.storage().name,
+                   run,
+                   prepared.power_mode,
+                   prepared.point,
+                   simulation.page_cache_capacity_bytes(),
+                   estimated_inputs(device, workload, simulation.storage()),
+                   recorder.epochs()};
   write_report(std::cout, report, report_format(o));
   return 0;
 }

@@ -4,6 +4,8 @@
 // a ConfigError leaves no output file behind and main turns it into exit code 2.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "config/specs.hpp"
@@ -31,7 +33,25 @@ struct PredictOptions {
   std::optional<bool> drop_last;
   int epochs = 1;
   std::uint64_t seed = 1;
+  // Power mode (name or id) and explicit clocks; unset: the device's default mode.
+  std::string power_mode;
+  std::optional<int> cores;
+  std::string cpu_freq;
+  std::string gpu_freq;
+  std::string emc_freq;
 };
+
+// The device at its operating point and the workload with the costs that apply there:
+// measured (the workload's own for this device, or --profile) or estimated.
+struct PreparedRun {
+  DeviceSpec device;       // at the operating point
+  WorkloadSpec workload;
+  RunConfig run;
+  std::string power_mode;  // "" when clocks were given explicitly or the device has no modes
+  OperatingPoint point;
+};
+
+PreparedRun prepare_run(const PredictOptions& options);
 
 void add_predict_command(CLI::App& app, PredictOptions& options);
 int run_predict(const PredictOptions& options);

@@ -24,6 +24,7 @@ struct Provenance {
 // bytes / read_bw plus one request cost per request_bytes (at least one request per sample).
 struct StorageSpec {
   std::string name;                   // key under [storage.<name>]
+  std::string medium;                 // devices/media/<medium>.toml it came from ("" when inline)
   double read_bw_bytes_per_s = 0;     // sequential read bandwidth
   double request_s = 0;               // device time per read request (1 / random-read IOPS)
   double request_bytes = 131072;      // largest request the kernel issues (default: 128 KiB readahead)
@@ -32,21 +33,47 @@ struct StorageSpec {
 
 struct CpuSpec {
   int cores = 0;
-  double freq_hz = 0;  // clock the simulation runs the cores at
+  double freq_hz = 0;                       // clock the simulation runs the cores at (the maximum)
+  std::vector<double> available_freqs_hz;   // ascending DVFS steps; empty: only freq_hz
+  double ipc_relative = 1.0;                // work per cycle relative to host-x86-2core's core
   Provenance provenance;
 };
 
 // Absent on CPU-only devices: compute then runs on the CPU cores.
 struct GpuSpec {
-  double freq_hz = 0;
+  double freq_hz = 0;                       // the maximum
+  std::vector<double> available_freqs_hz;   // ascending; empty: only freq_hz
+  double fp32_flops_per_cycle = 0;          // CUDA cores x 2 (fused multiply-add); 0: unknown
+  double training_efficiency = 0;           // share of peak FLOP/s a training step reaches; 0: unknown
   Provenance provenance;
 };
 
 struct MemorySpec {
   double ram_bytes = 0;
-  double bandwidth_bytes_per_s = 0;  // page-cache hits and host-to-device copies share it
+  double bandwidth_bytes_per_s = 0;  // at emc_freq_hz; page-cache hits and host-to-device copies share it
   double os_base_bytes = 0;          // RAM used by the OS and services before training starts
+  double emc_freq_hz = 0;            // memory clock the bandwidth is quoted at; 0: not settable
+  std::vector<double> available_emc_freqs_hz;  // ascending; bandwidth scales linearly with the clock
   Provenance provenance;
+};
+
+// A named nvpmodel mode: cores online and the caps it puts on each clock. Clocks run at the
+// highest available step at or below a cap.
+struct PowerModeSpec {
+  int id = 0;
+  std::string name;
+  int cores = 0;
+  double cpu_max_hz = 0;
+  double gpu_max_hz = 0;  // 0 on CPU-only devices
+  double emc_max_hz = 0;  // 0 where the memory clock is not settable
+};
+
+// The clocks and cores one run uses, after a power mode or explicit values are applied.
+struct OperatingPoint {
+  int cores = 0;
+  double cpu_hz = 0;
+  double gpu_hz = 0;
+  double emc_hz = 0;
 };
 
 struct DeviceSpec {
@@ -58,6 +85,9 @@ struct DeviceSpec {
   MemorySpec memory;
   std::vector<StorageSpec> storage;  // in file order
   std::string default_storage;
+  std::vector<PowerModeSpec> power_modes;  // in file order; empty: the device has none
+  std::string default_power_mode;          // "" when power_modes is empty
+  Provenance power_modes_provenance;
   const StorageSpec* find_storage(const std::string& name) const;
   std::vector<std::string> storage_names() const;
 };
@@ -100,6 +130,9 @@ struct CostSpec {
   std::string device;                        // the device these costs were measured or estimated on
   double reference_cpu_freq_hz = 0;          // CPU clock the CPU seconds below were taken at
   double reference_gpu_freq_hz = 0;          // GPU clock compute seconds were taken at (0: CPU-only)
+  double reference_emc_freq_hz = 0;          // memory clock compute seconds were taken at (0: n/a)
+  double compute_memory_fraction = 0;        // share of the GPU step that scales with the memory
+                                             // clock rather than the GPU clock (0..1)
   double fetch_cpu_s_per_sample = 0;         // CPU work of reading one sample (syscalls, indexing)
   double preprocess_cpu_s_per_sample = 0;    // decode + transforms, one core
   double collate_cpu_s_per_sample = 0;       // stacking into a batch and IPC to the trainer
@@ -119,10 +152,23 @@ struct FootprintSpec {
   Provenance provenance;
 };
 
+// What the network costs per sample, derived from its architecture: the basis of cost
+// estimates on devices nobody has calibrated.
+struct ModelSpec {
+  std::string name;
+  std::int64_t parameters = 0;
+  double forward_flops_per_sample = 0;   // multiply-adds x 2 of one forward pass
+  double training_flops_per_sample = 0;  // forward + backward (about 3 x forward)
+  double memory_bytes_per_sample = 0;    // activation bytes a training step moves per sample
+  int kernels_per_step = 0;              // GPU kernels launched per step (forward, backward, optimizer)
+  Provenance provenance;
+};
+
 struct WorkloadSpec {
   std::string name;
   std::string description;
-  std::string model;
+  std::string model;          // = model_spec.name
+  ModelSpec model_spec;
   std::string source_file;
   DatasetSpec dataset;
   LoaderSpec loader;

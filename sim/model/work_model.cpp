@@ -10,10 +10,21 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
       has_gpu_(device.gpu.has_value()),
       cpu_cores_(device.cpu.cores),
       memory_bandwidth_(device.memory.bandwidth_bytes_per_s),
+      gpu_freq_hz_(device.gpu ? device.gpu->freq_hz : 0.0),
+      emc_freq_hz_(device.memory.emc_freq_hz),
       sample_bytes_(workload.dataset.sample_bytes),
       worker_startup_cycles_(cpu_cycles(workload.costs.worker_startup_cpu_s)) {
   const double requests = std::ceil(sample_bytes_ / storage.request_bytes);
   storage_work_per_miss_ = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
+}
+
+// The step's time at the run's clocks: its GPU-bound share scales with the GPU clock and
+// its memory-bound share (compute_memory_fraction) with the memory clock.
+double WorkModel::gpu_step_s(double reference_s) const {
+  const double m = costs_.compute_memory_fraction;
+  const double gpu_ratio = costs_.reference_gpu_freq_hz / gpu_freq_hz_;
+  const double emc_ratio = costs_.reference_emc_freq_hz > 0 && emc_freq_hz_ > 0 ? costs_.reference_emc_freq_hz / emc_freq_hz_ : 1.0;
+  return reference_s * ((1 - m) * gpu_ratio + m * emc_ratio);
 }
 
 BatchWork WorkModel::batch(int samples) const {
@@ -24,7 +35,7 @@ BatchWork WorkModel::batch(int samples) const {
   const double compute_s = costs_.compute.at(n);
   if (has_gpu_) {
     work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;
-    work.gpu_cycles = compute_s * costs_.reference_gpu_freq_hz;
+    work.gpu_cycles = gpu_step_s(compute_s) * gpu_freq_hz_;
     work.launch_cpu_cycles = cpu_cycles(costs_.launch_cpu_s_per_batch);
   } else {
     // Without a GPU the measured step time is the whole step, run by LibTorch's intra-op

@@ -1,8 +1,9 @@
 // Converts a workload's per-sample and per-batch costs into work for the platform's hosts.
 //
-// Contract: CPU seconds measured at costs.reference_cpu_freq_hz become CPU cycles, GPU
-// seconds at reference_gpu_freq_hz become GPU cycles, so the same costs run faster or slower
-// on a device clocked differently (the hosts' speed is the device's clock). Storage reads
+// Contract: CPU seconds measured at costs.reference_cpu_freq_hz become CPU cycles, so the
+// same costs run faster or slower at another CPU clock (the CPU host's speed is the clock).
+// GPU seconds taken at reference_gpu_freq_hz / reference_emc_freq_hz are rescaled to the
+// run's GPU and memory clocks (split by compute_memory_fraction) and become GPU cycles. Storage reads
 // cost their bytes plus, per request, request_s worth of bandwidth: the device is busy for
 // bytes / bw + requests x request_s, and concurrent reads share that busy time.
 // The host-to-device copy is a memcpy by the trainer's core into memory the GPU reads
@@ -37,12 +38,15 @@ class WorkModel {
 
  private:
   double cpu_cycles(double cpu_seconds) const { return cpu_seconds * costs_.reference_cpu_freq_hz; }
+  double gpu_step_s(double reference_s) const;
 
   CostSpec costs_;
   DatasetSpec dataset_;
   bool has_gpu_;
   int cpu_cores_;
   double memory_bandwidth_;
+  double gpu_freq_hz_;
+  double emc_freq_hz_;
   double sample_bytes_;
   double storage_work_per_miss_;
   double worker_startup_cycles_;

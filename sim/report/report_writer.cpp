@@ -21,6 +21,11 @@ nlohmann::json config_json(const RunReport& report) {
           {"epochs", report.run.epochs},
           {"cache", cache_name(report.run.cache)},
           {"seed", report.run.seed},
+          {"power_mode", report.power_mode},
+          {"cores", report.point.cores},
+          {"cpu_freq_hz", report.point.cpu_hz},
+          {"gpu_freq_hz", report.point.gpu_hz},
+          {"emc_freq_hz", report.point.emc_hz},
           {"page_cache_capacity_bytes", report.page_cache_capacity_bytes}};
 }
 
@@ -60,6 +65,12 @@ void write_table(std::ostream& out, const RunReport& report) {
   fmt::print(out, "workers {}, prefetch_factor {}, batch size {}, {} cache at start, seed {}, page cache {:.2f} GB\n",
              l.workers, l.prefetch_factor, l.batch_size, cache_name(report.run.cache), report.run.seed,
              report.page_cache_capacity_bytes / 1e9);
+  const OperatingPoint& p = report.point;
+  fmt::print(out, "{}{} cores, CPU {:.1f} MHz", report.power_mode.empty() ? "" : "power mode " + report.power_mode + ": ",
+             p.cores, p.cpu_hz / 1e6);
+  if (p.gpu_hz > 0) fmt::print(out, ", GPU {:.1f} MHz", p.gpu_hz / 1e6);
+  if (p.emc_hz > 0) fmt::print(out, ", EMC {:.1f} MHz", p.emc_hz / 1e6);
+  fmt::print(out, "\n");
   fmt::print(out, "\n{:>5} {:>10} {:>10} {:>10} {:>10} {:>13} {:>6} {:>10} {:>5} {:>5} {:>8}\n", "epoch", "e2e_s",
              "stall_s", "compute_s", "fetch_s", "preprocess_s", "hit", "disk_MB", "cpu%", "gpu%", "batches");
   for (const auto& e : report.epochs)
@@ -81,7 +92,8 @@ void write_report(std::ostream& out, const RunReport& report, ReportFormat forma
   }
 }
 
-std::vector<std::string> estimated_inputs(const DeviceSpec& device, const WorkloadSpec& workload) {
+std::vector<std::string> estimated_inputs(const DeviceSpec& device, const WorkloadSpec& workload,
+                                          const StorageSpec& storage) {
   std::vector<std::string> lines;
   auto note = [&lines](const std::string& what, const Provenance& p) {
     if (p.is_estimate()) lines.push_back(fmt::format("{}: {}", what, p.source));
@@ -89,7 +101,8 @@ std::vector<std::string> estimated_inputs(const DeviceSpec& device, const Worklo
   note(fmt::format("{} cpu", device.name), device.cpu.provenance);
   if (device.gpu) note(fmt::format("{} gpu", device.name), device.gpu->provenance);
   note(fmt::format("{} memory", device.name), device.memory.provenance);
-  for (const auto& s : device.storage) note(fmt::format("{} storage {}", device.name, s.name), s.provenance);
+  note(fmt::format("{} storage {}", device.name, storage.name), storage.provenance);
+  if (!device.power_modes.empty()) note(fmt::format("{} power modes", device.name), device.power_modes_provenance);
   note(fmt::format("{} costs", workload.name), workload.costs.provenance);
   note(fmt::format("{} footprint", workload.name), workload.footprint.provenance);
   return lines;

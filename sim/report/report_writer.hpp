@@ -19,6 +19,8 @@ struct RunReport {
   std::string workload;
   std::string storage;
   RunConfig run;
+  std::string power_mode;  // "" when clocks were set explicitly
+  OperatingPoint point;
   double page_cache_capacity_bytes = 0;
   std::vector<std::string> estimates;  // "device memory: <source>", ...
   std::vector<EpochStats> epochs;
@@ -29,6 +31,7 @@ enum class ReportFormat { table, json, csv };
 void write_report(std::ostream& out, const RunReport& report, ReportFormat format);
 
 // Every estimated (not measured, not from a spec sheet) input group of this run.
-std::vector<std::string> estimated_inputs(const DeviceSpec& device, const WorkloadSpec& workload);
+std::vector<std::string> estimated_inputs(const DeviceSpec& device, const WorkloadSpec& workload,
+                                          const StorageSpec& storage);
 
 }  // namespace edgetwin

@@ -99,16 +99,28 @@ std::string take_string(const std::string& data, std::size_t& at) {
 DeviceSpec gpu_device() {
   DeviceSpec d = cpu_device(8);
   d.name = "test-gpu";
-  d.gpu = GpuSpec{1e9, test_provenance()};
+  d.gpu = GpuSpec{};
+  d.gpu->freq_hz = 1e9;
+  d.gpu->provenance = test_provenance();
   return d;
 }
 
 DeviceSpec cpu_device(int cores) {
   DeviceSpec d;
   d.name = "test-cpu";
-  d.cpu = CpuSpec{cores, 1e9, test_provenance()};
-  d.memory = MemorySpec{16e9, 10e9, 1e9, test_provenance()};
-  d.storage = {StorageSpec{"disk", 100e6, 0.0, 131072, test_provenance()}};
+  d.cpu.cores = cores;
+  d.cpu.freq_hz = 1e9;
+  d.cpu.provenance = test_provenance();
+  d.memory.ram_bytes = 16e9;
+  d.memory.bandwidth_bytes_per_s = 10e9;
+  d.memory.os_base_bytes = 1e9;
+  d.memory.provenance = test_provenance();
+  StorageSpec disk;
+  disk.name = "disk";
+  disk.read_bw_bytes_per_s = 100e6;
+  disk.request_s = 0.0;
+  disk.provenance = test_provenance();
+  d.storage = {disk};
   d.default_storage = "disk";
   return d;
 }

@@ -1,0 +1,43 @@
+// Power modes and custom clocks: which cores and clocks one run uses, and the device as it
+// runs at them.
+//
+// Contract: every function validates against the device file and throws ConfigError with
+// the valid choices (mode names and ids; the nearest frequency steps). A named mode caps each
+// clock: the clock runs at the highest available step at or below the cap (with no step list
+// in the device file, at the cap itself), as nvpmodel does. apply_operating_point returns the
+// device with its cores, clocks and memory bandwidth (linear in the memory clock) set.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/specs.hpp"
+
+namespace edgetwin {
+
+// What the user asked for: a mode, explicit values, or both (explicit values override the mode).
+struct OperatingPointRequest {
+  std::string power_mode;  // name or id; "" = the device's default mode, or its maxima
+  std::optional<int> cores;
+  std::optional<double> cpu_hz;
+  std::optional<double> gpu_hz;
+  std::optional<double> emc_hz;
+};
+
+OperatingPoint resolve_operating_point(const DeviceSpec& device, const OperatingPointRequest& request);
+OperatingPoint max_operating_point(const DeviceSpec& device);
+const PowerModeSpec* find_power_mode(const DeviceSpec& device, const std::string& name_or_id);
+OperatingPoint mode_operating_point(const DeviceSpec& device, const PowerModeSpec& mode);
+DeviceSpec apply_operating_point(DeviceSpec device, const OperatingPoint& point);
+
+// The custom power-mode space: every core count x CPU step x GPU step x memory step.
+std::int64_t custom_mode_count(const DeviceSpec& device);
+std::vector<OperatingPoint> enumerate_custom_modes(const DeviceSpec& device);
+
+// "1377MHz", "1.377 GHz", "1377000000" -> Hz; nullopt when it is not a frequency.
+std::optional<double> parse_frequency_hz(const std::string& text);
+std::string format_frequency(double hz);
+
+}  // namespace edgetwin
