@@ -1,0 +1,53 @@
+// What to simulate, as a user asks for it, turned into validated specs ready to run.
+//
+// Contract: prepare_run loads the device and workload (shipped name or path), applies the
+// power mode or explicit clocks, takes costs from the profile, the workload (when taken on
+// this device) or a first-principles estimate, and validates the run, throwing ConfigError
+// before anything is simulated. Used by `predict` and by everything that runs many
+// predictions (sweeps, scenario tests).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "config/operating_point.hpp"
+#include "config/specs.hpp"
+
+namespace edgetwin {
+
+struct RunRequest {
+  std::string device = "host-x86-2core";
+  std::string workload = "lenet-mnist";
+  std::string profile;
+  std::string cache = "cold";
+  // Loader settings left unset on the command line keep the workload's values.
+  std::string storage;
+  std::optional<int> workers;
+  std::optional<int> prefetch_factor;
+  std::optional<int> batch_size;
+  std::optional<bool> persistent_workers;
+  std::optional<bool> drop_last;
+  int epochs = 1;
+  std::uint64_t seed = 1;
+  // Power mode (name or id) and explicit clocks; unset: the device's default mode.
+  std::string power_mode;
+  std::optional<int> cores;
+  std::string cpu_freq;
+  std::string gpu_freq;
+  std::string emc_freq;
+};
+
+// The device at its operating point and the workload with the costs that apply there:
+// measured (the workload's own for this device, or --profile) or estimated.
+struct PreparedRun {
+  DeviceSpec device;       // at the operating point
+  WorkloadSpec workload;
+  RunConfig run;
+  std::string power_mode;  // "" when clocks were given explicitly or the device has no modes
+  OperatingPoint point;
+};
+
+PreparedRun prepare_run(const RunRequest& request);
+
+}  // namespace edgetwin

@@ -1,0 +1,116 @@
+#include "config/profile_loader.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/config_error.hpp"
+#include "config/toml_reader.hpp"
+#include "config/workload_loader.hpp"
+
+namespace edgetwin {
+namespace {
+
+// "2025-01-31", optionally followed by a time ("2025-01-31T14:05:00Z").
+bool starts_with_iso_date(std::string_view text) {
+  constexpr std::string_view kPattern = "dddd-dd-dd";
+  if (text.size() < kPattern.size()) return false;
+  for (std::size_t i = 0; i < kPattern.size(); ++i) {
+    bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    if (kPattern[i] == 'd' ? !digit : text[i] != '-') return false;
+  }
+  return text.size() == kPattern.size() || text[kPattern.size()] == 'T' || text[kPattern.size()] == ' ';
+}
+
+void read_identity(TomlReader& reader, ProfileSpec& profile) {
+  reader.read_string("profile.device", profile.device, Presence::required);
+  reader.read_string("profile.workload", profile.workload, Presence::required);
+  if (reader.read_string("profile.created", profile.created, Presence::required) &&
+      !starts_with_iso_date(profile.created)) {
+    reader.add_error("profile.created",
+                     fmt::format(R"(expected an ISO 8601 date ("2025-01-31" or "2025-01-31T14:05:00Z"), got "{}")",
+                                 profile.created));
+  }
+  reader.read_string("profile.command", profile.command, Presence::required);
+}
+
+// Costs measured on one device must say so in both places.
+void check_costs_device(TomlReader& reader, const ProfileSpec& profile) {
+  if (profile.device.empty() || profile.costs.device.empty() || profile.costs.device == profile.device) return;
+  reader.add_error("costs.device", fmt::format(R"(expected "{}" (profile.device), got "{}")", profile.device,
+                                               profile.costs.device));
+}
+
+// Facts about the calibration host, for people; validated but not kept.
+void read_host_info(TomlReader& reader) {
+  std::string text;
+  std::int64_t cores = 0;
+  reader.read_string("provenance.host", text, Presence::optional);
+  reader.read_string("provenance.cpu_model", text, Presence::optional);
+  reader.read_count("provenance.cores", cores, Presence::optional, Bound::positive, "cores");
+  reader.read_string("provenance.libtorch_version", text, Presence::optional);
+}
+
+void read_measurement(TomlReader& reader, const std::string& name) {
+  const std::string table = "measurements." + name;
+  double median = 0;
+  double p10 = 0;
+  double p90 = 0;
+  std::int64_t repetitions = 0;
+  std::string unit;
+  bool median_ok = reader.read_number(table + ".median", median, Presence::required, Bound::any, "");
+  bool p10_ok = reader.read_number(table + ".p10", p10, Presence::required, Bound::any, "");
+  bool p90_ok = reader.read_number(table + ".p90", p90, Presence::required, Bound::any, "");
+  reader.read_count(table + ".repetitions", repetitions, Presence::required, Bound::positive, "runs");
+  reader.read_string(table + ".unit", unit, Presence::required);
+  if (median_ok && p10_ok && p90_ok && !(p10 <= median && median <= p90)) {
+    reader.add_error(table + ".median",
+                     fmt::format("expected a value between p10 ({}) and p90 ({}), got {}", p10, p90, median));
+  }
+}
+
+}  // namespace
+
+ProfileSpec load_profile(const std::filesystem::path& file) {
+  TomlReader reader(file);
+  ProfileSpec profile;
+  profile.source_file = file.string();
+  read_identity(reader, profile);
+  read_costs(reader, profile.costs);
+  check_costs_device(reader, profile);
+  if (reader.has("footprint")) {
+    FootprintSpec footprint;
+    read_footprint(reader, footprint);
+    profile.footprint = footprint;
+  }
+  read_host_info(reader);
+  for (const std::string& name : reader.table_names("measurements", Presence::optional)) {
+    read_measurement(reader, name);
+  }
+  reader.finish();
+  return profile;
+}
+
+WorkloadSpec apply_profile(WorkloadSpec workload, const ProfileSpec& profile, const DeviceSpec& device) {
+  std::vector<Diagnostic> problems;
+  if (profile.device != device.name) {
+    problems.push_back({profile.source_file, 0, 0, "profile.device",
+                        fmt::format(R"(expected device "{}" (the device of this run), got "{}")", device.name,
+                                    profile.device)});
+  }
+  if (profile.workload != workload.name) {
+    problems.push_back({profile.source_file, 0, 0, "profile.workload",
+                        fmt::format(R"(expected workload "{}" (the workload of this run), got "{}")", workload.name,
+                                    profile.workload)});
+  }
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  workload.costs = profile.costs;
+  if (profile.footprint) workload.footprint = *profile.footprint;
+  return workload;
+}
+
+}  // namespace edgetwin

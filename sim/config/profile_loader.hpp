@@ -1,0 +1,22 @@
+// Loads a profile (what edgetwin-calibrate writes: measured costs of one workload on one device)
+// and applies it to a workload; the schema is in docs/schema.md.
+//
+// Contract: load_profile validates the whole file like the other loaders (one ConfigError with
+// every problem); [measurements.*] tables are checked but not kept. apply_profile refuses a
+// profile made for another device or workload.
+#pragma once
+
+#include <filesystem>
+
+#include "config/specs.hpp"
+
+namespace edgetwin {
+
+ProfileSpec load_profile(const std::filesystem::path& file);
+
+// The workload with the profile's costs, and its footprint when the profile has one. Throws
+// ConfigError naming both sides when profile.device != device.name or
+// profile.workload != workload.name.
+WorkloadSpec apply_profile(WorkloadSpec workload, const ProfileSpec& profile, const DeviceSpec& device);
+
+}  // namespace edgetwin

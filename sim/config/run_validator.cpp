@@ -1,0 +1,82 @@
+#include "config/run_validator.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/config_error.hpp"
+#include "config/toml_reader.hpp"
+
+namespace edgetwin {
+namespace {
+
+Diagnostic command_line_problem(std::string option, std::string message) {
+  return Diagnostic{"", 0, 0, std::move(option), std::move(message)};
+}
+
+// The medium a run reads from: --storage, else the device's default.
+const std::string& storage_of(const RunConfig& run, const DeviceSpec& device) {
+  return run.storage.empty() ? device.default_storage : run.storage;
+}
+
+void check_storage(const RunConfig& run, const DeviceSpec& device, const WorkloadSpec& workload,
+                   std::vector<Diagnostic>& problems) {
+  const std::string& storage = storage_of(run, device);
+  if (!storage.empty() && !device.find_storage(storage)) {
+    problems.push_back(
+        command_line_problem("--storage", unknown_choice_message("storage", storage, device.storage_names())));
+    return;
+  }
+  if (storage.empty() && workload.dataset.layout == DatasetLayout::file_per_sample) {
+    std::string media = device.storage.empty() ? fmt::format("device \"{}\" has none", device.name)
+                                               : fmt::format("valid: {}", fmt::join(device.storage_names(), ", "));
+    problems.push_back(command_line_problem(
+        "--storage", fmt::format("dataset \"{}\" is file_per_sample and needs a storage medium; {}",
+                                 workload.dataset.name, media)));
+  }
+}
+
+}  // namespace
+
+std::vector<LoaderProblem> check_loader(const LoaderSpec& loader, std::int64_t dataset_samples) {
+  std::vector<LoaderProblem> problems;
+  if (loader.batch_size < 1) {
+    problems.push_back({"batch_size", fmt::format("expected a positive integer (samples), got {}", loader.batch_size)});
+  } else if (dataset_samples > 0 && loader.batch_size > dataset_samples) {
+    problems.push_back({"batch_size", fmt::format("expected at most {} samples (dataset.samples), got {}",
+                                                  dataset_samples, loader.batch_size)});
+  }
+  if (loader.workers < 0) {
+    problems.push_back(
+        {"workers", fmt::format("expected a non-negative integer (worker processes), got {}", loader.workers)});
+  }
+  // With no workers the main process loads batches itself and prefetch_factor is unused.
+  if (loader.workers > 0 && loader.prefetch_factor < 1) {
+    problems.push_back({"prefetch_factor",
+                        fmt::format("expected a positive integer (batches per worker) when workers > 0, got {}",
+                                    loader.prefetch_factor)});
+  }
+  return problems;
+}
+
+std::string option_name(const std::string& field) {
+  std::string option = "--" + field;
+  std::replace(option.begin(), option.end(), '_', '-');
+  return option;
+}
+
+void validate_run(const RunConfig& run, const DeviceSpec& device, const WorkloadSpec& workload) {
+  std::vector<Diagnostic> problems;
+  for (const LoaderProblem& problem : check_loader(run.loader, workload.dataset.samples)) {
+    problems.push_back(command_line_problem(option_name(problem.field), problem.message));
+  }
+  if (run.epochs < 1) {
+    problems.push_back(
+        command_line_problem("--epochs", fmt::format("expected a positive integer (epochs), got {}", run.epochs)));
+  }
+  check_storage(run, device, workload, problems);
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+}
+
+}  // namespace edgetwin

@@ -1,0 +1,521 @@
+#include "config/toml_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace edgetwin {
+namespace {
+
+constexpr std::array<std::string_view, 3> kProvenanceKinds{"measured", "spec", "estimate"};
+
+// Arrays in messages are cut after this many values: enough to see the bad one.
+constexpr std::size_t kArrayValuesShown = 8;
+
+std::vector<std::string_view> split_key(std::string_view key) {
+  std::vector<std::string_view> segments;
+  for (std::size_t start = 0;;) {
+    std::size_t dot = key.find('.', start);
+    segments.push_back(key.substr(start, dot - start));
+    if (dot == std::string_view::npos) return segments;
+    start = dot + 1;
+  }
+}
+
+std::string join_key(std::string_view parent, std::string_view name) {
+  return parent.empty() ? std::string(name) : fmt::format("{}.{}", parent, name);
+}
+
+bool is_bare_key(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '_';
+  });
+}
+
+// Keys written in messages the way TOML would need them, so `"a.b"` is not read as a table a.
+std::string key_segment(std::string_view name) {
+  return is_bare_key(name) ? std::string(name) : fmt::format("\"{}\"", name);
+}
+
+// Keeps one diagnostic on one line even when a text spans several.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out;
+}
+
+// A string value as TOML would write it between double quotes.
+std::string toml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : one_line(text)) out += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// A float as written in TOML: -3.0 stays "-3.0" so it is not mistaken for the integer -3.
+std::string float_text(double value) {
+  std::string text = fmt::format("{}", value);
+  bool looks_integral = text.find_first_not_of("-0123456789") == std::string::npos;
+  return looks_integral ? text + ".0" : text;
+}
+
+std::string value_text(const toml::node& node);
+
+std::string array_text(const toml::array& array) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < std::min(array.size(), kArrayValuesShown); ++i) items.push_back(value_text(array[i]));
+  if (array.size() > kArrayValuesShown) items.push_back("...");
+  return fmt::format("[{}]", fmt::join(items, ", "));
+}
+
+// The value as the person wrote it, for "got ..." in messages.
+std::string value_text(const toml::node& node) {
+  if (const auto* text = node.as_string()) return toml_quoted(text->get());
+  if (const auto* integer = node.as_integer()) return fmt::format("{}", integer->get());
+  if (const auto* real = node.as_floating_point()) return float_text(real->get());
+  if (const auto* boolean = node.as_boolean()) return boolean->get() ? "true" : "false";
+  if (const auto* array = node.as_array()) return array_text(*array);
+  if (node.is_table()) return "a table";
+  std::ostringstream out;  // dates and times: toml++ prints them as TOML does
+  if (const auto* date = node.as_date()) out << *date;
+  if (const auto* time = node.as_time()) out << *time;
+  if (const auto* date_time = node.as_date_time()) out << *date_time;
+  return out.str();
+}
+
+std::string with_article(std::string text) {
+  bool vowel = !text.empty() && std::string_view("aeiou").find(text.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + text;
+}
+
+std::string bounded(std::string_view noun, Bound bound) {
+  switch (bound) {
+    case Bound::positive: return fmt::format("positive {}", noun);
+    case Bound::non_negative: return fmt::format("non-negative {}", noun);
+    case Bound::any: break;
+  }
+  return std::string(noun);
+}
+
+std::string with_unit(std::string text, std::string_view unit) {
+  return unit.empty() ? text : fmt::format("{} ({})", text, unit);
+}
+
+// "a positive number (bytes/s)"
+std::string expected_scalar(std::string_view noun, Bound bound, std::string_view unit) {
+  return with_unit(with_article(bounded(noun, bound)), unit);
+}
+
+// "an array of positive numbers (s)"
+std::string expected_array(std::string_view noun, Bound bound, std::string_view unit) {
+  return with_unit(fmt::format("an array of {}s", bounded(noun, bound)), unit);
+}
+
+template <typename T>
+bool within(T value, Bound bound) {
+  switch (bound) {
+    case Bound::positive: return value > 0;
+    case Bound::non_negative: return value >= 0;
+    case Bound::any: break;
+  }
+  return true;
+}
+
+std::optional<double> real_in(const toml::node& node, Bound bound) {
+  std::optional<double> value;
+  if (const auto* integer = node.as_integer()) value = static_cast<double>(integer->get());
+  if (const auto* real = node.as_floating_point()) value = real->get();
+  if (!value || !std::isfinite(*value) || !within(*value, bound)) return std::nullopt;
+  return value;
+}
+
+std::optional<std::int64_t> integer_in(const toml::node& node, Bound bound) {
+  const auto* integer = node.as_integer();
+  if (!integer || !within(integer->get(), bound)) return std::nullopt;
+  return integer->get();
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// The known key a typo most likely meant; none when every candidate is too different to be
+// a typo: more edits than a third of the name (at least one), or every character changed.
+std::optional<std::string> closest_key(std::string_view name, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_distance = std::min(std::max<std::size_t>(1, name.size() / 3) + 1, name.size());
+  for (const std::string& candidate : candidates) {
+    std::size_t distance = edit_distance(lowercase(name), lowercase(candidate));
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+// toml++ keeps tables sorted by key; messages read better in the order of the file.
+std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order(const toml::table& table) {
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (const auto& [key, node] : table) entries.emplace_back(&key, &node);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const toml::source_position& pa = a.first->source().begin;
+    const toml::source_position& pb = b.first->source().begin;
+    return std::pair(pa.line, pa.column) < std::pair(pb.line, pb.column);
+  });
+  return entries;
+}
+
+}  // namespace
+
+TomlReader::TomlReader(const std::filesystem::path& file) : file_name_(file.string()) { load(file); }
+
+// Reads the text itself rather than through toml::parse_file, whose error for a missing file
+// does not carry the operating system's reason.
+void TomlReader::load(const std::filesystem::path& file) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(file, ignored)) {
+    record({}, "", fmt::format("cannot open file: {}", std::strerror(EISDIR)));
+    return;
+  }
+  errno = 0;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    record({}, "", fmt::format("cannot open file: {}", errno != 0 ? std::strerror(errno) : "unknown reason"));
+    return;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  parse(text.str());
+}
+
+void TomlReader::parse(const std::string& text) {
+#if TOML_EXCEPTIONS
+  try {
+    root_ = toml::parse(std::string_view(text), std::string_view(file_name_));
+    parsed_ = true;
+  } catch (const toml::parse_error& error) {
+    record(error.source().begin, "", fmt::format("syntax error: {}", one_line(error.description())));
+  }
+#else
+  toml::parse_result result = toml::parse(std::string_view(text), std::string_view(file_name_));
+  if (!result) {
+    const toml::parse_error& error = result.error();
+    record(error.source().begin, "", fmt::format("syntax error: {}", one_line(error.description())));
+    return;
+  }
+  root_ = std::move(result).table();
+  parsed_ = true;
+#endif
+}
+
+bool TomlReader::has(std::string_view key) {
+  mark_asked_table(key);
+  return find(key, Presence::optional, "").node != nullptr;
+}
+
+std::vector<std::string> TomlReader::table_names(std::string_view key, Presence presence) {
+  mark_asked_table(key);
+  const std::string expected = fmt::format("at least one [{}.<name>] table", key);
+  Found found = find(key, presence, expected);
+  if (!found.node) return {};
+  const toml::table* table = found.node->as_table();
+  if (!table) {
+    report_bad_value(key, *found.node, expected);
+    return {};
+  }
+  if (table->empty() && presence == Presence::required) {
+    record(found.node->source().begin, key, fmt::format("expected {}, got none", expected));
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, node] : in_file_order(*table)) {
+    const std::string child = join_key(key, key_segment(name->str()));
+    if (!node->is_table()) {
+      mark_asked_value(child);
+      report_bad_value(child, *node, fmt::format("a table [{}]", child));
+    } else if (!is_bare_key(name->str())) {
+      mark_asked_value(child);
+      record(name->source().begin, child, "expected a name of letters, digits, '-' and '_' only");
+    } else {
+      names.emplace_back(name->str());
+    }
+  }
+  return names;
+}
+
+bool TomlReader::read_string(std::string_view key, std::string& out, Presence presence) {
+  mark_asked_value(key);
+  const std::string expected = presence == Presence::required ? "a non-empty string" : "a string";
+  Found found = find(key, presence, expected);
+  if (!found.node) return found.usable;
+  const auto* text = found.node->as_string();
+  if (!text || (presence == Presence::required && text->get().empty())) {
+    return report_bad_value(key, *found.node, expected);
+  }
+  out = text->get();
+  return true;
+}
+
+bool TomlReader::read_bool(std::string_view key, bool& out, Presence presence) {
+  mark_asked_value(key);
+  Found found = find(key, presence, "true or false");
+  if (!found.node) return found.usable;
+  const auto* boolean = found.node->as_boolean();
+  if (!boolean) return report_bad_value(key, *found.node, "true or false");
+  out = boolean->get();
+  return true;
+}
+
+bool TomlReader::read_choice(std::string_view key, std::string& out, Presence presence,
+                             std::span<const std::string_view> valid) {
+  mark_asked_value(key);
+  const std::string expected = fmt::format("one of {}", fmt::join(valid, ", "));
+  Found found = find(key, presence, expected);
+  if (!found.node) return found.usable;
+  const auto* text = found.node->as_string();
+  if (!text) return report_bad_value(key, *found.node, expected);
+  if (std::find(valid.begin(), valid.end(), text->get()) == valid.end()) {
+    std::string_view what = split_key(key).back();
+    record(found.node->source().begin, key,
+           unknown_choice_message(what, text->get(), std::vector<std::string>(valid.begin(), valid.end())));
+    return false;
+  }
+  out = text->get();
+  return true;
+}
+
+bool TomlReader::read_number(std::string_view key, double& out, Presence presence, Bound bound,
+                             std::string_view unit) {
+  mark_asked_value(key);
+  const std::string expected = expected_scalar("number", bound, unit);
+  Found found = find(key, presence, expected);
+  if (!found.node) return found.usable;
+  std::optional<double> value = real_in(*found.node, bound);
+  if (!value) return report_bad_value(key, *found.node, expected);
+  out = *value;
+  return true;
+}
+
+bool TomlReader::read_count(std::string_view key, std::int64_t& out, Presence presence, Bound bound,
+                            std::string_view unit) {
+  mark_asked_value(key);
+  const std::string expected = expected_scalar("integer", bound, unit);
+  Found found = find(key, presence, expected);
+  if (!found.node) return found.usable;
+  std::optional<std::int64_t> value = integer_in(*found.node, bound);
+  if (!value) return report_bad_value(key, *found.node, expected);
+  out = *value;
+  return true;
+}
+
+bool TomlReader::read_count(std::string_view key, int& out, Presence presence, Bound bound, std::string_view unit) {
+  std::int64_t wide = out;
+  if (!read_count(key, wide, presence, bound, unit)) return false;
+  constexpr std::int64_t kLargest = std::numeric_limits<int>::max();
+  constexpr std::int64_t kSmallest = std::numeric_limits<int>::min();
+  if (wide > kLargest || wide < kSmallest) {
+    add_error(key, fmt::format("expected {} that fits in 32 bits ({} to {}), got {}",
+                               expected_scalar("integer", bound, unit), kSmallest, kLargest, wide));
+    return false;
+  }
+  out = static_cast<int>(wide);
+  return true;
+}
+
+template <typename T, typename Convert>
+bool TomlReader::read_array(std::string_view key, std::vector<T>& out, Presence presence,
+                            std::string_view expected_element, std::string_view expected_whole, Convert convert) {
+  mark_asked_value(key);
+  Found found = find(key, presence, expected_whole);
+  if (!found.node) return found.usable;
+  const toml::array* array = found.node->as_array();
+  if (!array) return report_bad_value(key, *found.node, expected_whole);
+  std::vector<T> values;
+  bool all_good = true;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    std::optional<T> value = convert((*array)[i]);
+    if (value) values.push_back(*value);
+    else all_good = report_bad_value(fmt::format("{}[{}]", key, i), (*array)[i], expected_element);
+  }
+  if (all_good) out = std::move(values);
+  return all_good;
+}
+
+bool TomlReader::read_numbers(std::string_view key, std::vector<double>& out, Presence presence, Bound bound,
+                              std::string_view unit) {
+  return read_array(key, out, presence, expected_scalar("number", bound, unit), expected_array("number", bound, unit),
+                    [bound](const toml::node& node) { return real_in(node, bound); });
+}
+
+bool TomlReader::read_counts(std::string_view key, std::vector<std::int64_t>& out, Presence presence, Bound bound,
+                             std::string_view unit) {
+  return read_array(key, out, presence, expected_scalar("integer", bound, unit),
+                    expected_array("integer", bound, unit),
+                    [bound](const toml::node& node) { return integer_in(node, bound); });
+}
+
+void TomlReader::add_error(std::string_view key, std::string message) {
+  if (!parsed_ || has_problem(key)) return;
+  record(position_of(key), key, std::move(message));
+}
+
+void TomlReader::finish() {
+  if (parsed_) report_unknown_keys(root_, "");
+  std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+  });
+  if (!diagnostics_.empty()) throw ConfigError(diagnostics_);
+}
+
+// Walks to key, reporting a missing required key and any parent that is not a table.
+TomlReader::Found TomlReader::find(std::string_view key, Presence presence, std::string_view expected) {
+  if (!parsed_) return {};
+  const toml::node* node = &root_;
+  std::string path;
+  for (std::string_view segment : split_key(key)) {
+    const toml::table* table = node->as_table();
+    if (!table) {
+      report_bad_value(path, *node, "a table");
+      return {};
+    }
+    path = join_key(path, segment);
+    node = table->get(segment);
+    if (!node && presence == Presence::optional) return {nullptr, true};
+    if (!node) {
+      add_error(key, fmt::format("missing required key; expected {}", expected));
+      return {};
+    }
+  }
+  return {node, true};
+}
+
+// Where key is in the file, or where its nearest existing table starts; 0:0 for the top level.
+toml::source_position TomlReader::position_of(std::string_view key) const {
+  toml::source_position position{};
+  const toml::node* node = &root_;
+  for (std::string_view segment : split_key(key)) {
+    const toml::table* table = node->as_table();
+    node = table ? table->get(segment) : nullptr;
+    if (!node) break;
+    position = node->source().begin;
+  }
+  return position;
+}
+
+bool TomlReader::report_bad_value(std::string_view key, const toml::node& node, std::string_view expected) {
+  record(node.source().begin, key, fmt::format("expected {}, got {}", expected, value_text(node)));
+  return false;
+}
+
+// The same problem reached by two routes (a parent that is not a table) is reported once.
+void TomlReader::record(toml::source_position position, std::string_view key, std::string message) {
+  for (const Diagnostic& known : diagnostics_) {
+    if (known.key == key && known.message == message) return;
+  }
+  diagnostics_.push_back(Diagnostic{file_name_, static_cast<int>(position.line), static_cast<int>(position.column),
+                                    std::string(key), std::move(message)});
+}
+
+bool TomlReader::has_problem(std::string_view key) const {
+  return std::any_of(diagnostics_.begin(), diagnostics_.end(),
+                     [&](const Diagnostic& diagnostic) { return diagnostic.key == key; });
+}
+
+void TomlReader::mark_asked_value(std::string_view key) {
+  remember_asked(key);
+  asked_values_.emplace(key);
+}
+
+void TomlReader::mark_asked_table(std::string_view key) {
+  remember_asked(key);
+  asked_tables_.emplace(key);
+}
+
+// Also marks the tables above key, so the unknown-key walk descends into them.
+void TomlReader::remember_asked(std::string_view key) {
+  if (std::find(asked_.begin(), asked_.end(), key) == asked_.end()) asked_.emplace_back(key);
+  for (std::size_t dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.', dot + 1)) {
+    asked_tables_.emplace(key.substr(0, dot));
+  }
+}
+
+void TomlReader::report_unknown_keys(const toml::table& table, const std::string& path) {
+  for (const auto& [name, node] : in_file_order(table)) {
+    const std::string key = join_key(path, key_segment(name->str()));
+    if (asked_values_.contains(key)) continue;
+    if (!asked_tables_.contains(key)) {
+      record(name->source().begin, key, unknown_key_message(path, name->str()));
+    } else if (const toml::table* child = node->as_table()) {
+      report_unknown_keys(*child, key);
+    } else {
+      report_bad_value(key, *node, "a table");
+    }
+  }
+}
+
+std::string TomlReader::unknown_key_message(const std::string& parent, std::string_view name) const {
+  const std::vector<std::string> valid = asked_children(parent);
+  if (valid.empty()) return "unknown key";
+  if (std::optional<std::string> suggestion = closest_key(name, valid)) {
+    return fmt::format("unknown key; did you mean \"{}\"? (valid here: {})", *suggestion, fmt::join(valid, ", "));
+  }
+  return fmt::format("unknown key; valid here: {}", fmt::join(valid, ", "));
+}
+
+// The names directly under parent that the loader asked for, in asking order.
+std::vector<std::string> TomlReader::asked_children(const std::string& parent) const {
+  const std::string prefix = parent.empty() ? "" : parent + ".";
+  std::vector<std::string> children;
+  for (const std::string& key : asked_) {
+    if (!key.starts_with(prefix)) continue;
+    std::string child = key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size());
+    if (std::find(children.begin(), children.end(), child) == children.end()) children.push_back(child);
+  }
+  return children;
+}
+
+bool read_provenance(TomlReader& reader, std::string_view key, Provenance& out) {
+  if (!reader.has(key)) {
+    reader.add_error(key, R"(missing required key; expected { kind = "measured" | "spec" | "estimate", )"
+                          R"(source = "where the numbers come from" })");
+    return false;
+  }
+  const std::string prefix(key);
+  bool kind_ok = reader.read_choice(prefix + ".kind", out.kind, Presence::required, kProvenanceKinds);
+  bool source_ok = reader.read_string(prefix + ".source", out.source, Presence::required);
+  return kind_ok && source_ok;
+}
+
+std::string unknown_choice_message(std::string_view what, std::string_view value,
+                                   const std::vector<std::string>& valid) {
+  return fmt::format("unknown {} {}; valid: {}", what, toml_quoted(value), fmt::join(valid, ", "));
+}
+
+}  // namespace edgetwin

@@ -1,0 +1,153 @@
+#include "config/workload_loader.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/run_validator.hpp"
+#include "config/toml_reader.hpp"
+
+namespace edgetwin {
+namespace {
+
+constexpr std::array<std::string_view, 2> kLayouts{"in_ram", "file_per_sample"};
+
+void read_identity(TomlReader& reader, WorkloadSpec& workload) {
+  reader.read_string("workload.name", workload.name, Presence::required);
+  reader.read_string("workload.description", workload.description, Presence::required);
+  reader.read_string("workload.model", workload.model, Presence::required);
+}
+
+void read_dataset(TomlReader& reader, DatasetSpec& dataset) {
+  reader.read_string("dataset.name", dataset.name, Presence::required);
+  reader.read_count("dataset.samples", dataset.samples, Presence::required, Bound::positive, "samples");
+  reader.read_number("dataset.sample_bytes", dataset.sample_bytes, Presence::required, Bound::positive, "bytes");
+  std::string layout;
+  if (reader.read_choice("dataset.layout", layout, Presence::required, kLayouts)) {
+    dataset.layout = layout == "in_ram" ? DatasetLayout::in_ram : DatasetLayout::file_per_sample;
+  }
+  reader.read_number("dataset.input_bytes_per_sample", dataset.input_bytes_per_sample, Presence::required,
+                     Bound::positive, "bytes");
+  read_provenance(reader, "provenance.dataset", dataset.provenance);
+}
+
+// Bounds are left to check_loader, so file and command line share one wording.
+void read_loader(TomlReader& reader, LoaderSpec& loader, std::int64_t dataset_samples) {
+  reader.read_count("loader.batch_size", loader.batch_size, Presence::optional, Bound::any, "samples");
+  reader.read_count("loader.workers", loader.workers, Presence::optional, Bound::any, "worker processes");
+  reader.read_count("loader.prefetch_factor", loader.prefetch_factor, Presence::optional, Bound::any,
+                    "batches per worker");
+  reader.read_bool("loader.persistent_workers", loader.persistent_workers, Presence::optional);
+  reader.read_bool("loader.drop_last", loader.drop_last, Presence::optional);
+  reader.read_bool("loader.shuffle", loader.shuffle, Presence::optional);
+  for (const LoaderProblem& problem : check_loader(loader, dataset_samples)) {
+    reader.add_error("loader." + problem.field, problem.message);
+  }
+}
+
+// Returns whether the points make a curve: at least one, as many seconds as batch sizes,
+// batch sizes strictly increasing (ComputeCurve::at relies on all three).
+bool check_compute_points(TomlReader& reader, const std::vector<std::int64_t>& batch_sizes,
+                          const std::vector<double>& seconds) {
+  if (batch_sizes.empty()) {
+    reader.add_error("costs.compute.batch_size", "expected at least one batch size (samples), got []");
+    return false;
+  }
+  bool ok = true;
+  if (seconds.size() != batch_sizes.size()) {
+    reader.add_error("costs.compute.seconds", fmt::format("expected {} values (one per batch size), got {}",
+                                                          batch_sizes.size(), seconds.size()));
+    ok = false;
+  }
+  for (std::size_t i = 1; i < batch_sizes.size(); ++i) {
+    if (batch_sizes[i] <= batch_sizes[i - 1]) {
+      reader.add_error("costs.compute.batch_size",
+                       fmt::format("expected strictly increasing batch sizes (samples), got {} after {}",
+                                   batch_sizes[i], batch_sizes[i - 1]));
+      return false;
+    }
+  }
+  return ok;
+}
+
+// compute = { batch_size = [...], seconds = [...] }: seconds per batch at measured batch sizes.
+void read_compute_curve(TomlReader& reader, ComputeCurve& curve) {
+  std::vector<std::int64_t> batch_sizes;
+  std::vector<double> seconds;
+  bool sizes_ok = reader.read_counts("costs.compute.batch_size", batch_sizes, Presence::required, Bound::positive,
+                                     "samples");
+  bool seconds_ok = reader.read_numbers("costs.compute.seconds", seconds, Presence::required, Bound::positive,
+                                        "s per batch");
+  if (!sizes_ok || !seconds_ok || !check_compute_points(reader, batch_sizes, seconds)) return;
+  curve.batch_sizes.assign(batch_sizes.begin(), batch_sizes.end());
+  curve.seconds = seconds;
+}
+
+struct CostField {
+  std::string_view key;
+  double CostSpec::*member;
+  std::string_view unit;
+};
+
+constexpr std::array<CostField, 5> kCpuCosts{{
+    {"costs.fetch_cpu_s_per_sample", &CostSpec::fetch_cpu_s_per_sample, "s/sample"},
+    {"costs.preprocess_cpu_s_per_sample", &CostSpec::preprocess_cpu_s_per_sample, "s/sample"},
+    {"costs.collate_cpu_s_per_sample", &CostSpec::collate_cpu_s_per_sample, "s/sample"},
+    {"costs.launch_cpu_s_per_batch", &CostSpec::launch_cpu_s_per_batch, "s/batch"},
+    {"costs.worker_startup_cpu_s", &CostSpec::worker_startup_cpu_s, "s"},
+}};
+
+struct FootprintField {
+  std::string_view key;
+  double FootprintSpec::*member;
+  std::string_view unit;
+};
+
+constexpr std::array<FootprintField, 5> kFootprintFields{{
+    {"footprint.process_bytes", &FootprintSpec::process_bytes, "bytes"},
+    {"footprint.model_bytes", &FootprintSpec::model_bytes, "bytes"},
+    {"footprint.optimizer_bytes", &FootprintSpec::optimizer_bytes, "bytes"},
+    {"footprint.activation_bytes_per_sample", &FootprintSpec::activation_bytes_per_sample, "bytes/sample"},
+    {"footprint.worker_bytes", &FootprintSpec::worker_bytes, "bytes"},
+}};
+
+}  // namespace
+
+void read_costs(TomlReader& reader, CostSpec& costs) {
+  reader.read_string("costs.device", costs.device, Presence::required);
+  reader.read_number("costs.reference_cpu_freq_hz", costs.reference_cpu_freq_hz, Presence::required,
+                     Bound::positive, "Hz");
+  reader.read_number("costs.reference_gpu_freq_hz", costs.reference_gpu_freq_hz, Presence::required,
+                     Bound::non_negative, "Hz");
+  for (const CostField& field : kCpuCosts) {
+    reader.read_number(field.key, costs.*field.member, Presence::required, Bound::non_negative, field.unit);
+  }
+  read_compute_curve(reader, costs.compute);
+  read_provenance(reader, "provenance.costs", costs.provenance);
+}
+
+void read_footprint(TomlReader& reader, FootprintSpec& footprint) {
+  for (const FootprintField& field : kFootprintFields) {
+    reader.read_number(field.key, footprint.*field.member, Presence::required, Bound::non_negative, field.unit);
+  }
+  read_provenance(reader, "provenance.footprint", footprint.provenance);
+}
+
+WorkloadSpec load_workload(const std::filesystem::path& file) {
+  TomlReader reader(file);
+  WorkloadSpec workload;
+  workload.source_file = file.string();
+  read_identity(reader, workload);
+  read_dataset(reader, workload.dataset);
+  read_loader(reader, workload.loader, workload.dataset.samples);
+  read_costs(reader, workload.costs);
+  read_footprint(reader, workload.footprint);
+  reader.finish();
+  return workload;
+}
+
+}  // namespace edgetwin
