@@ -4,7 +4,8 @@
 // Contract: every function validates against the device file and throws ConfigError with
 // the valid choices (mode names and ids; the nearest frequency steps). A named mode caps each
 // clock: the clock runs at the highest available step at or below the cap (with no step list
-// in the device file, at the cap itself), as nvpmodel does. apply_operating_point returns the
+// in the device file, at the cap itself), as nvpmodel does; caps are taken as rounded to the
+// MHz, so a step up to 1 % above a cap counts as at it. apply_operating_point returns the
 // device with its cores, clocks and memory bandwidth (linear in the memory clock) set.
 #pragma once
 

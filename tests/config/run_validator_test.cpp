@@ -1,0 +1,122 @@
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_error.hpp"
+#include "config/run_validator.hpp"
+#include "scratch_dir.hpp"
+
+namespace edgetwin {
+namespace {
+
+using ::testing::ElementsAre;
+using test::error_lines;
+
+DeviceSpec board_with(const std::vector<std::string>& media) {
+  DeviceSpec device;
+  device.name = "board";
+  for (const std::string& name : media) {
+    StorageSpec medium;
+    medium.name = name;
+    device.storage.push_back(medium);
+  }
+  device.default_storage = media.empty() ? "" : media.front();
+  return device;
+}
+
+WorkloadSpec workload_of(std::int64_t samples, DatasetLayout layout) {
+  WorkloadSpec workload;
+  workload.dataset.name = "images";
+  workload.dataset.samples = samples;
+  workload.dataset.layout = layout;
+  return workload;
+}
+
+class RunValidator : public ::testing::Test {
+ protected:
+  std::vector<std::string> errors_of(const RunConfig& run) {
+    return error_lines([&] { validate_run(run, device_, workload_); });
+  }
+
+  DeviceSpec device_ = board_with({"sd", "emmc", "nvme"});
+  WorkloadSpec workload_ = workload_of(100, DatasetLayout::file_per_sample);
+};
+
+TEST_F(RunValidator, DefaultRunIsValid) { EXPECT_NO_THROW(validate_run(RunConfig{}, device_, workload_)); }
+
+TEST_F(RunValidator, NegativeWorkers) {
+  RunConfig run;
+  run.loader.workers = -1;
+  EXPECT_THAT(errors_of(run), ElementsAre("--workers: expected a non-negative integer (worker processes), got -1"));
+}
+
+TEST_F(RunValidator, PrefetchFactorZeroWithWorkers) {
+  RunConfig run;
+  run.loader.workers = 2;
+  run.loader.prefetch_factor = 0;
+  EXPECT_THAT(errors_of(run), ElementsAre("--prefetch-factor: expected a positive integer (batches per worker) "
+                                          "when workers > 0, got 0"));
+}
+
+TEST_F(RunValidator, PrefetchFactorZeroWithoutWorkersIsUnused) {
+  RunConfig run;
+  run.loader.workers = 0;
+  run.loader.prefetch_factor = 0;
+  EXPECT_NO_THROW(validate_run(run, device_, workload_));
+}
+
+TEST_F(RunValidator, BatchSizeBounds) {
+  RunConfig run;
+  run.loader.batch_size = 101;
+  EXPECT_THAT(errors_of(run), ElementsAre("--batch-size: expected at most 100 samples (dataset.samples), got 101"));
+  run.loader.batch_size = 100;  // the whole dataset in one batch is fine
+  EXPECT_NO_THROW(validate_run(run, device_, workload_));
+  run.loader.batch_size = 0;
+  EXPECT_THAT(errors_of(run), ElementsAre("--batch-size: expected a positive integer (samples), got 0"));
+}
+
+TEST_F(RunValidator, EpochsAtLeastOne) {
+  RunConfig run;
+  run.epochs = 0;
+  EXPECT_THAT(errors_of(run), ElementsAre("--epochs: expected a positive integer (epochs), got 0"));
+}
+
+TEST_F(RunValidator, UnknownStorageListsTheValidOnes) {
+  RunConfig run;
+  run.storage = "ssd2";
+  EXPECT_THAT(errors_of(run), ElementsAre("--storage: unknown storage \"ssd2\"; valid: sd, emmc, nvme"));
+  run.storage = "emmc";
+  EXPECT_NO_THROW(validate_run(run, device_, workload_));
+}
+
+TEST_F(RunValidator, FilePerSampleNeedsAStorageMedium) {
+  device_ = board_with({});
+  EXPECT_THAT(errors_of(RunConfig{}),
+              ElementsAre("--storage: dataset \"images\" is file_per_sample and needs a storage medium; "
+                          "device \"board\" has none"));
+  workload_.dataset.layout = DatasetLayout::in_ram;
+  EXPECT_NO_THROW(validate_run(RunConfig{}, device_, workload_));
+}
+
+TEST_F(RunValidator, CollectsEveryProblem) {
+  RunConfig run;
+  run.loader.workers = -1;
+  run.loader.batch_size = 1000;
+  run.epochs = -3;
+  run.storage = "tape";
+  EXPECT_THAT(errors_of(run),
+              ElementsAre("--batch-size: expected at most 100 samples (dataset.samples), got 1000",
+                          "--workers: expected a non-negative integer (worker processes), got -1",
+                          "--epochs: expected a positive integer (epochs), got -3",
+                          "--storage: unknown storage \"tape\"; valid: sd, emmc, nvme"));
+}
+
+TEST(OptionName, DashesForUnderscores) {
+  EXPECT_EQ(option_name("prefetch_factor"), "--prefetch-factor");
+  EXPECT_EQ(option_name("workers"), "--workers");
+}
+
+}  // namespace
+}  // namespace edgetwin

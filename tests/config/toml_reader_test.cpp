@@ -1,0 +1,157 @@
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_error.hpp"
+#include "config/toml_reader.hpp"
+#include "scratch_dir.hpp"
+
+namespace edgetwin {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+class TomlReaderTest : public ::testing::Test {
+ protected:
+  TomlReader reader_for(const std::string& text) { return TomlReader(scratch_.write("t.toml", text)); }
+  std::vector<std::string> lines_of(const TomlReader& reader) const {
+    std::vector<std::string> lines;
+    for (const Diagnostic& diagnostic : reader.diagnostics()) lines.push_back(diagnostic.to_string());
+    return lines;
+  }
+  std::string at(const std::string& rest) const { return scratch_.path_of("t.toml").string() + ":" + rest; }
+
+  test::ScratchDir scratch_;
+};
+
+TEST_F(TomlReaderTest, OptionalAbsentKeyKeepsTheDefault) {
+  TomlReader reader = reader_for("[a]\n");
+  double bandwidth = 131072;
+  int count = 7;
+  bool flag = true;
+  EXPECT_TRUE(reader.read_number("a.b", bandwidth, Presence::optional, Bound::positive, "bytes"));
+  EXPECT_TRUE(reader.read_count("a.c", count, Presence::optional, Bound::positive, "cores"));
+  EXPECT_TRUE(reader.read_bool("a.d", flag, Presence::optional));
+  EXPECT_DOUBLE_EQ(bandwidth, 131072);
+  EXPECT_EQ(count, 7);
+  EXPECT_TRUE(flag);
+  EXPECT_NO_THROW(reader.finish());
+}
+
+TEST_F(TomlReaderTest, BadValueLeavesOutputUntouchedAndReturnsFalse) {
+  TomlReader reader = reader_for("x = -1\n");
+  double x = 5;
+  EXPECT_FALSE(reader.read_number("x", x, Presence::optional, Bound::non_negative, "s"));
+  EXPECT_DOUBLE_EQ(x, 5);
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:5: x: expected a non-negative number (s), got -1")));
+}
+
+TEST_F(TomlReaderTest, RequiredMissingKeyReturnsFalse) {
+  TomlReader reader = reader_for("");
+  std::string name = "unchanged";
+  EXPECT_FALSE(reader.read_string("device.name", name, Presence::required));
+  EXPECT_EQ(name, "unchanged");
+  EXPECT_THAT(lines_of(reader),
+              ElementsAre(scratch_.path_of("t.toml").string() +
+                          ": device.name: missing required key; expected a non-empty string"));
+}
+
+TEST_F(TomlReaderTest, ParentThatIsNotATableIsReportedOnce) {
+  TomlReader reader = reader_for("cpu = 5\n");
+  int cores = 0;
+  double freq = 0;
+  EXPECT_FALSE(reader.read_count("cpu.cores", cores, Presence::required, Bound::positive, "cores"));
+  EXPECT_FALSE(reader.read_number("cpu.freq_hz", freq, Presence::required, Bound::positive, "Hz"));
+  EXPECT_THROW(reader.finish(), ConfigError);
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:7: cpu: expected a table, got 5")));
+}
+
+TEST_F(TomlReaderTest, CountTooLargeForInt) {
+  TomlReader reader = reader_for("n = 99999999999\n");
+  int n = 1;
+  EXPECT_FALSE(reader.read_count("n", n, Presence::required, Bound::positive, "cores"));
+  EXPECT_EQ(n, 1);
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:5: n: expected a positive integer (cores) that fits in 32 bits "
+                                               "(-2147483648 to 2147483647), got 99999999999")));
+}
+
+TEST_F(TomlReaderTest, WideCountsAndNanAndBooleans) {
+  TomlReader reader = reader_for("samples = 5_000_000_000\nx = nan\nflag = 1\n");
+  std::int64_t samples = 0;
+  double x = 0;
+  bool flag = false;
+  EXPECT_TRUE(reader.read_count("samples", samples, Presence::required, Bound::positive, "samples"));
+  EXPECT_EQ(samples, 5'000'000'000);
+  EXPECT_FALSE(reader.read_number("x", x, Presence::required, Bound::any, ""));
+  EXPECT_FALSE(reader.read_bool("flag", flag, Presence::required));
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("2:5: x: expected a number, got nan"),
+                                            at("3:8: flag: expected true or false, got 1")));
+}
+
+TEST_F(TomlReaderTest, ChoiceNotAString) {
+  constexpr std::array<std::string_view, 2> kValid{"a", "b"};
+  TomlReader reader = reader_for("mode = 3\n");
+  std::string mode;
+  EXPECT_FALSE(reader.read_choice("mode", mode, Presence::required, kValid));
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:8: mode: expected one of a, b, got 3")));
+}
+
+TEST_F(TomlReaderTest, StringValuesAreQuotedOnOneLine) {
+  TomlReader reader = reader_for("n = \"\"\"two\nlines \"quoted\"\"\"\"\n");
+  int n = 0;
+  reader.read_count("n", n, Presence::required, Bound::positive, "");
+  EXPECT_THAT(lines_of(reader), ElementsAre(at(R"(1:5: n: expected a positive integer, got "two\nlines \"quoted\"")")));
+}
+
+TEST_F(TomlReaderTest, ArraysInMessagesAreCut) {
+  TomlReader reader = reader_for("x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n");
+  double x = 0;
+  reader.read_number("x", x, Presence::required, Bound::any, "");
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:5: x: expected a number, got [1, 2, 3, 4, 5, 6, 7, 8, ...]")));
+}
+
+TEST_F(TomlReaderTest, EveryUnreadKeyIsUnknownInFileOrder) {
+  TomlReader reader = reader_for("[b]\nzzz = 1\nkept = 2\n[a]\nx = 1\n");
+  double kept = 0;
+  reader.read_number("b.kept", kept, Presence::required, Bound::any, "");
+  EXPECT_THROW(reader.finish(), ConfigError);
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("2:1: b.zzz: unknown key; valid here: kept"),
+                                            at("4:2: a: unknown key; valid here: b")));
+}
+
+TEST_F(TomlReaderTest, TableNamesInFileOrder) {
+  TomlReader reader = reader_for("[storage.zeta]\n[storage.alpha]\n[storage.mid]\n");
+  EXPECT_THAT(reader.table_names("storage", Presence::required), ElementsAre("zeta", "alpha", "mid"));
+  EXPECT_THAT(reader.table_names("absent", Presence::optional), IsEmpty());
+  EXPECT_THAT(reader.diagnostics(), IsEmpty());
+}
+
+TEST_F(TomlReaderTest, GettersDoNothingAfterASyntaxError) {
+  TomlReader reader = reader_for("a = = 1\n");
+  double a = 0;
+  EXPECT_FALSE(reader.parsed());
+  EXPECT_FALSE(reader.read_number("a", a, Presence::required, Bound::any, ""));
+  reader.add_error("a", "ignored after a syntax error");
+  EXPECT_THROW(reader.finish(), ConfigError);
+  ASSERT_EQ(reader.diagnostics().size(), 1u);
+  EXPECT_THAT(reader.diagnostics()[0].message, ::testing::StartsWith("syntax error: "));
+  EXPECT_EQ(reader.diagnostics()[0].line, 1);
+  EXPECT_EQ(reader.diagnostics()[0].column, 5);
+}
+
+TEST_F(TomlReaderTest, AddErrorKeepsTheFirstProblemOfAKey) {
+  TomlReader reader = reader_for("x = -2\n");
+  double x = 0;
+  reader.read_number("x", x, Presence::required, Bound::positive, "s");
+  reader.add_error("x", "a follow-up that would only repeat the problem");
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:5: x: expected a positive number (s), got -2")));
+}
+
+}  // namespace
+}  // namespace edgetwin

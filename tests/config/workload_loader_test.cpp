@@ -1,0 +1,199 @@
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_error.hpp"
+#include "config/workload_loader.hpp"
+#include "scratch_dir.hpp"
+
+namespace edgetwin {
+namespace {
+
+using ::testing::ElementsAre;
+using test::error_lines;
+using test::replaced;
+
+// A valid workload; line numbers in expected messages refer to this text.
+const std::string kWorkload = R"toml([workload]
+name = "tiny"
+description = "a workload for tests"
+model = "LeNet-5"
+
+[dataset]
+name = "digits"
+samples = 100
+sample_bytes = 785
+layout = "file_per_sample"
+input_bytes_per_sample = 3136
+
+[loader]
+batch_size = 8
+workers = 2
+
+[costs]
+device = "test-board"
+reference_cpu_freq_hz = 1.5e9
+reference_gpu_freq_hz = 1.1e9
+fetch_cpu_s_per_sample = 5e-6
+preprocess_cpu_s_per_sample = 40e-6
+collate_cpu_s_per_sample = 2e-6
+launch_cpu_s_per_batch = 2e-4
+worker_startup_cpu_s = 0.05
+compute = { batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3] }
+
+[footprint]
+process_bytes = 300e6
+model_bytes = 493648
+optimizer_bytes = 246824
+activation_bytes_per_sample = 26000
+worker_bytes = 150e6
+
+[provenance]
+dataset = { kind = "spec", source = "paper" }
+costs = { kind = "measured", source = "calibrate" }
+footprint = { kind = "estimate", source = "guess" }
+)toml";
+
+class WorkloadLoader : public ::testing::Test {
+ protected:
+  std::vector<std::string> errors_after(std::string_view from, std::string_view to) {
+    scratch_.write("workload.toml", replaced(kWorkload, from, to));
+    return error_lines([&] { load_workload(file_); });
+  }
+  WorkloadSpec load_after(std::string_view from, std::string_view to) {
+    return load_workload(scratch_.write("workload.toml", replaced(kWorkload, from, to)));
+  }
+  std::string at(const std::string& rest) const { return file_.string() + ":" + rest; }
+
+  test::ScratchDir scratch_;
+  std::filesystem::path file_ = scratch_.path_of("workload.toml");
+};
+
+TEST_F(WorkloadLoader, LoadsEveryValue) {
+  WorkloadSpec workload = load_workload(scratch_.write("workload.toml", kWorkload));
+  EXPECT_EQ(workload.name, "tiny");
+  EXPECT_EQ(workload.model, "LeNet-5");
+  EXPECT_EQ(workload.dataset.name, "digits");
+  EXPECT_EQ(workload.dataset.samples, 100);
+  EXPECT_DOUBLE_EQ(workload.dataset.sample_bytes, 785);
+  EXPECT_EQ(workload.dataset.layout, DatasetLayout::file_per_sample);
+  EXPECT_DOUBLE_EQ(workload.dataset.input_bytes_per_sample, 3136);
+  EXPECT_EQ(workload.dataset.provenance.source, "paper");
+  EXPECT_EQ(workload.loader.batch_size, 8);
+  EXPECT_EQ(workload.loader.workers, 2);
+  EXPECT_EQ(workload.loader.prefetch_factor, 2);  // LoaderSpec defaults from here on
+  EXPECT_FALSE(workload.loader.persistent_workers);
+  EXPECT_FALSE(workload.loader.drop_last);
+  EXPECT_TRUE(workload.loader.shuffle);
+  EXPECT_EQ(workload.costs.device, "test-board");
+  EXPECT_DOUBLE_EQ(workload.costs.reference_gpu_freq_hz, 1.1e9);
+  EXPECT_DOUBLE_EQ(workload.costs.preprocess_cpu_s_per_sample, 40e-6);
+  EXPECT_DOUBLE_EQ(workload.costs.launch_cpu_s_per_batch, 2e-4);
+  EXPECT_DOUBLE_EQ(workload.costs.worker_startup_cpu_s, 0.05);
+  EXPECT_THAT(workload.costs.compute.batch_sizes, ElementsAre(1, 16, 64));
+  EXPECT_THAT(workload.costs.compute.seconds, ElementsAre(0.5e-3, 1.2e-3, 3.0e-3));
+  EXPECT_EQ(workload.costs.provenance.kind, "measured");
+  EXPECT_DOUBLE_EQ(workload.footprint.activation_bytes_per_sample, 26000);
+  EXPECT_DOUBLE_EQ(workload.footprint.worker_bytes, 150e6);
+  EXPECT_EQ(workload.footprint.provenance.kind, "estimate");
+}
+
+TEST_F(WorkloadLoader, LoaderTableIsOptional) {
+  WorkloadSpec workload = load_after("[loader]\nbatch_size = 8\nworkers = 2\n", "");
+  EXPECT_EQ(workload.loader.batch_size, LoaderSpec{}.batch_size);
+  EXPECT_EQ(workload.loader.workers, LoaderSpec{}.workers);
+}
+
+TEST_F(WorkloadLoader, LoaderTakesEveryKey) {
+  WorkloadSpec workload = load_after("workers = 2\n",
+                                     "workers = 0\nprefetch_factor = 0\npersistent_workers = true\n"
+                                     "drop_last = true\nshuffle = false\n");
+  EXPECT_EQ(workload.loader.workers, 0);
+  EXPECT_EQ(workload.loader.prefetch_factor, 0);  // unused without workers, so accepted
+  EXPECT_TRUE(workload.loader.persistent_workers);
+  EXPECT_TRUE(workload.loader.drop_last);
+  EXPECT_FALSE(workload.loader.shuffle);
+}
+
+TEST_F(WorkloadLoader, LoaderChecksMatchTheCommandLine) {
+  EXPECT_THAT(errors_after("workers = 2", "workers = -1"),
+              ElementsAre(at("15:11: loader.workers: expected a non-negative integer (worker processes), got -1")));
+  EXPECT_THAT(errors_after("workers = 2", "workers = 2\nprefetch_factor = 0"),
+              ElementsAre(at("16:19: loader.prefetch_factor: expected a positive integer (batches per worker) "
+                             "when workers > 0, got 0")));
+  EXPECT_THAT(errors_after("batch_size = 8", "batch_size = 101"),
+              ElementsAre(at("14:14: loader.batch_size: expected at most 100 samples (dataset.samples), got 101")));
+}
+
+TEST_F(WorkloadLoader, WrongTypeInLoaderIsNotCheckedTwice) {
+  EXPECT_THAT(errors_after("batch_size = 8", "batch_size = \"8\""),
+              ElementsAre(at("14:14: loader.batch_size: expected an integer (samples), got \"8\"")));
+}
+
+TEST_F(WorkloadLoader, UnknownLayoutListsTheValidOnes) {
+  EXPECT_THAT(errors_after("layout = \"file_per_sample\"", "layout = \"in-ram\""),
+              ElementsAre(at("10:10: dataset.layout: unknown layout \"in-ram\"; valid: in_ram, file_per_sample")));
+}
+
+TEST_F(WorkloadLoader, SamplesMustBeAnInteger) {
+  EXPECT_THAT(errors_after("samples = 100", "samples = 6e4"),
+              ElementsAre(at("8:11: dataset.samples: expected a positive integer (samples), got 60000.0")));
+}
+
+TEST_F(WorkloadLoader, ComputeArraysOfDifferentLength) {
+  EXPECT_THAT(errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3]", "seconds = [0.5e-3, 1.2e-3]"),
+              ElementsAre(at("26:49: costs.compute.seconds: expected 3 values (one per batch size), got 2")));
+}
+
+TEST_F(WorkloadLoader, ComputeBatchSizesMustIncrease) {
+  EXPECT_THAT(errors_after("batch_size = [1, 16, 64]", "batch_size = [1, 64, 16]"),
+              ElementsAre(at("26:26: costs.compute.batch_size: expected strictly increasing batch sizes "
+                             "(samples), got 16 after 64")));
+  EXPECT_THAT(errors_after("batch_size = [1, 16, 64]", "batch_size = [1, 16, 16]"),
+              ElementsAre(at("26:26: costs.compute.batch_size: expected strictly increasing batch sizes "
+                             "(samples), got 16 after 16")));
+}
+
+TEST_F(WorkloadLoader, ComputeNeedsAtLeastOnePoint) {
+  EXPECT_THAT(errors_after("batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3]",
+                           "batch_size = [], seconds = []"),
+              ElementsAre(at("26:26: costs.compute.batch_size: expected at least one batch size (samples), got []")));
+}
+
+TEST_F(WorkloadLoader, ComputeValuesAreCheckedOneByOne) {
+  EXPECT_THAT(errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3]", "seconds = [0.5e-3, -1.2e-3, \"3\"]"),
+              ElementsAre(at("26:58: costs.compute.seconds[1]: expected a positive number (s per batch), got -0.0012"),
+                          at("26:67: costs.compute.seconds[2]: expected a positive number (s per batch), got \"3\"")));
+  EXPECT_THAT(errors_after("batch_size = [1, 16, 64]", "batch_size = [1, 16.5, 64]"),
+              ElementsAre(at("26:30: costs.compute.batch_size[1]: expected a positive integer (samples), got 16.5")));
+}
+
+TEST_F(WorkloadLoader, UnknownKeyInsideAnInlineTable) {
+  EXPECT_THAT(errors_after("compute = { batch_size", "compute = { batch_sizes = [1], batch_size"),
+              ElementsAre(at("26:13: costs.compute.batch_sizes: unknown key; did you mean \"batch_size\"? "
+                             "(valid here: batch_size, seconds)")));
+}
+
+TEST_F(WorkloadLoader, NegativeCostIsRejected) {
+  EXPECT_THAT(errors_after("collate_cpu_s_per_sample = 2e-6", "collate_cpu_s_per_sample = -2e-6"),
+              ElementsAre(at("23:28: costs.collate_cpu_s_per_sample: expected a non-negative number (s/sample), "
+                             "got -2e-06")));
+}
+
+TEST_F(WorkloadLoader, TwoErrorsInOneFileAreBothReported) {
+  std::string text = replaced(kWorkload, "sample_bytes = 785", "sample_bytes = 0");
+  text = replaced(text, "worker_bytes = 150e6", "worker_byte = 150e6");
+  scratch_.write("workload.toml", text);
+  EXPECT_THAT(error_lines([&] { load_workload(file_); }),
+              ElementsAre(at("9:16: dataset.sample_bytes: expected a positive number (bytes), got 0"),
+                          at("28:1: footprint.worker_bytes: missing required key; expected a non-negative number "
+                             "(bytes)"),
+                          at("33:1: footprint.worker_byte: unknown key; did you mean \"worker_bytes\"? (valid here: "
+                             "process_bytes, model_bytes, optimizer_bytes, activation_bytes_per_sample, "
+                             "worker_bytes)")));
+}
+
+}  // namespace
+}  // namespace edgetwin
