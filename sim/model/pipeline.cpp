@@ -20,8 +20,17 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       observer_(observer),
       epochs_(epochs),
       workers_(static_cast<std::size_t>(loader.workers)) {
-  sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) {
-    if (auto* token = activity.get_data<Token>()) on_complete(*token);
+  dispatch_completions_once();
+}
+
+// One engine-wide callback for every pipeline in the engine: SimGrid's completion signal is
+// global, so each activity's token names the pipeline it belongs to.
+void Pipeline::dispatch_completions_once() {
+  static bool connected = false;
+  if (connected) return;
+  connected = true;
+  sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
+    if (auto* token = activity.get_data<Token>()) token->owner->on_complete(*token);
   });
 }
 
@@ -268,6 +277,7 @@ Pipeline::Token& Pipeline::acquire_token() {
 void Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount, int threads) {
   if (host == platform_.cpu()) cpu_cycles_ += amount * threads;
   Token& token = acquire_token();
+  token.owner = this;
   token.stage = stage;
   token.batch = batch;
   token.worker = worker;

@@ -15,7 +15,8 @@
 //   - non-persistent workers are started anew every epoch (persistent: epoch 0 only).
 // No actors: every activity is started from the completion of another (the sliding
 // window of simgrid-notes.md), so the cost is linear in batches and memory is bounded by
-// the activities in flight plus one record per batch of the current epoch.
+// the activities in flight plus one record per batch of the current epoch. Several
+// pipelines (devices) can share one engine: each activity carries its owner.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,7 @@ class Pipeline {
  private:
   enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, gpu_step, launch, cpu_step };
   struct Token {
+    Pipeline* owner;
     Stage stage;
     std::int64_t batch;
     int worker;
@@ -78,6 +80,7 @@ class Pipeline {
   void start_step(std::int64_t batch);
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
+  static void dispatch_completions_once();
 
   void launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
   Token& acquire_token();

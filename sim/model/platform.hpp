@@ -13,16 +13,22 @@
 
 #include "config/specs.hpp"
 
+#include <string>
+
 namespace simgrid::s4u {
 class Host;
-class Engine;
+class NetZone;
 }  // namespace simgrid::s4u
 
 namespace edgetwin {
 
 class Platform {
  public:
+  // A device alone in the engine, or one of several: then `parent` is the engine's root
+  // zone and `instance` makes the device's host names unique.
   Platform(const DeviceSpec& device, const StorageSpec& storage);
+  Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
+           const std::string& instance);
 
   simgrid::s4u::Host* cpu() const { return cpu_; }
   simgrid::s4u::Host* gpu() const { return gpu_; }  // nullptr on CPU-only devices

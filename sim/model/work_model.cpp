@@ -14,7 +14,10 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
       emc_freq_hz_(device.memory.emc_freq_hz),
       sample_bytes_(workload.dataset.sample_bytes),
       worker_startup_cycles_(cpu_cycles(workload.costs.worker_startup_cpu_s)) {
-  const double requests = std::ceil(sample_bytes_ / storage.request_bytes);
+  // Reading a file whose pages are not cached also reads its inode and extent block first:
+  // one more small request per file.
+  constexpr double metadata_requests_per_file = 1;
+  const double requests = std::ceil(sample_bytes_ / storage.request_bytes) + metadata_requests_per_file;
   storage_work_per_miss_ = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
 }
 

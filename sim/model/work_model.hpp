@@ -5,7 +5,8 @@
 // GPU seconds taken at reference_gpu_freq_hz / reference_emc_freq_hz are rescaled to the
 // run's GPU and memory clocks (split by compute_memory_fraction) and become GPU cycles. Storage reads
 // cost their bytes plus, per request, request_s worth of bandwidth: the device is busy for
-// bytes / bw + requests x request_s, and concurrent reads share that busy time.
+// bytes / bw + requests x request_s (one request per request_bytes, plus one for the file's
+// metadata), and concurrent reads share that busy time.
 // The host-to-device copy is a memcpy by the trainer's core into memory the GPU reads
 // (Jetson memory is shared): it lasts bytes / memory bandwidth, and neither the step's GPU
 // nor its CPU work can start before it ends.

@@ -188,4 +188,14 @@ RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const
   return result;
 }
 
+void prepare_and_check(const RunRequest& request) {
+  const PreparedRun prepared = prepare_run(request);
+  Simulation simulation(prepared.device, prepared.workload, prepared.run);
+}
+
+RunResult predict(const RunRequest& request) {
+  const PreparedRun prepared = prepare_run(request);
+  return simulate(prepared.device, prepared.workload, prepared.run);
+}
+
 }  // namespace edgetwin::test

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run_setup.hpp"
 #include "config/specs.hpp"
 #include "report/epoch_recorder.hpp"
 
@@ -34,5 +35,12 @@ RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const
                    bool want_trace = false);
 
 RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs);
+
+// A run of the shipped catalogue as `edgetwin predict` would do it: prepare_run (loading,
+// power mode, costs, validation) here, the simulation in a child process.
+RunResult predict(const RunRequest& request);
+
+// Everything predict checks before simulating (throws ConfigError), without simulating.
+void prepare_and_check(const RunRequest& request);
 
 }  // namespace edgetwin::test
