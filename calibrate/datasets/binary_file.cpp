@@ -1,0 +1,59 @@
+#include "datasets/binary_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "datasets/dataset_error.hpp"
+
+namespace edgetwin::calibrate {
+
+std::vector<std::uint8_t> read_binary_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw DatasetError(file, std::nullopt, fmt::format("cannot open: {}", std::strerror(errno)));
+  }
+  std::vector<std::uint8_t> bytes;
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  if (size < 0) throw DatasetError(file, std::nullopt, "cannot determine the file size");
+  in.seekg(0, std::ios::beg);
+  bytes.resize(static_cast<std::size_t>(size));
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    throw DatasetError(file, static_cast<std::uint64_t>(in.gcount()), "read failed");
+  }
+  return bytes;
+}
+
+void write_binary_file(const std::filesystem::path& file, std::span<const std::uint8_t> bytes) {
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw DatasetError(file, std::nullopt, fmt::format("cannot create: {}", std::strerror(errno)));
+  }
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw DatasetError(file, std::nullopt, "write failed (disk full?)");
+}
+
+std::uint32_t read_be_u32(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                          const std::filesystem::path& file, std::string_view field) {
+  if (offset + 4 > bytes.size()) {
+    throw DatasetError(file, offset,
+                       fmt::format("truncated header: {} needs 4 bytes, file has {} bytes", field, bytes.size()));
+  }
+  const std::uint8_t* p = bytes.data() + offset;
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+void append_be_u32(std::vector<std::uint8_t>& out, std::uint32_t value) {
+  out.push_back(static_cast<std::uint8_t>(value >> 24));
+  out.push_back(static_cast<std::uint8_t>(value >> 16));
+  out.push_back(static_cast<std::uint8_t>(value >> 8));
+  out.push_back(static_cast<std::uint8_t>(value));
+}
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,28 @@
+// One training step as a log recorded it, in seconds.
+//
+// fetch_s: how long the loop waited for the batch (the study's fetchtime: from the end of the
+// previous step until the batch is on the device). io_s: the part of it spent reading, when
+// the log has it (NaN otherwise).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace edgetwin::calibrate {
+
+struct BatchRecord {
+  std::int64_t epoch = 0;
+  std::int64_t batch = 0;
+  int batch_size = 0;
+  double fetch_s = 0;
+  double compute_s = 0;
+  double io_s = std::nan("");
+  bool has_io() const { return !std::isnan(io_s); }
+};
+
+struct EpochRecord {
+  std::int64_t epoch = 0;
+  double epoch_s = 0;
+};
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,109 @@
+#include "import/cost_derivation.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "config/config_error.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+std::vector<BatchRecord> kept_batches(const std::vector<BatchRecord>& batches, int skip_epochs) {
+  std::vector<BatchRecord> out;
+  std::copy_if(batches.begin(), batches.end(), std::back_inserter(out),
+               [&](const BatchRecord& b) { return b.epoch >= skip_epochs; });
+  return out;
+}
+
+// Median compute seconds per batch size seen: the ComputeCurve's points.
+void derive_compute(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
+  std::map<int, std::vector<double>> by_size;
+  for (const auto& b : batches) by_size[b.batch_size].push_back(b.compute_s);
+  std::vector<Diagnostic> problems;
+  for (const auto& [size, seconds] : by_size) {
+    Measurement m = summarize(fmt::format("compute_s_bs{}", size), seconds, "s");
+    if (!(m.median > 0)) {
+      problems.push_back({source, 0, 0, "compute_s",
+                          fmt::format("median compute time at batch size {} is {} s; expected > 0", size, m.median)});
+      continue;
+    }
+    out.costs.compute.batch_sizes.push_back(size);
+    out.costs.compute.seconds.push_back(m.median);
+    out.measurements.push_back(m);
+  }
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  out.derived.push_back("compute");
+}
+
+std::vector<double> per_sample(const std::vector<BatchRecord>& batches, double BatchRecord::*field) {
+  std::vector<double> out;
+  for (const auto& b : batches) {
+    if (!std::isnan(b.*field)) out.push_back(b.*field / b.batch_size);
+  }
+  return out;
+}
+
+// At w = 0 the loop's wait for a batch is the whole loader work for it:
+// fetch_s / batch_size = fetch_cpu + preprocess_cpu + collate_cpu per sample.
+void derive_loader(const std::vector<BatchRecord>& batches, DerivedCosts& out) {
+  const Measurement wait = summarize("fetch_wait_s_per_sample", per_sample(batches, &BatchRecord::fetch_s), "s");
+  out.measurements.push_back(wait);
+  const bool every_io = std::all_of(batches.begin(), batches.end(), [](const BatchRecord& b) { return b.has_io(); });
+  if (every_io) {
+    const Measurement io = summarize("io_s_per_sample", per_sample(batches, &BatchRecord::io_s), "s");
+    out.measurements.push_back(io);
+    out.costs.fetch_cpu_s_per_sample = io.median;
+    out.derived.push_back("fetch_cpu_s_per_sample");
+  } else {
+    out.kept.push_back("fetch_cpu_s_per_sample");
+  }
+  const double preprocess = wait.median - out.costs.fetch_cpu_s_per_sample - out.costs.collate_cpu_s_per_sample;
+  if (preprocess < 0) {
+    out.notes.push_back(fmt::format("preprocess_cpu_s_per_sample came out {} s (fetch and collate exceed the measured wait); set to 0",
+                                    preprocess));
+  }
+  out.costs.preprocess_cpu_s_per_sample = std::max(0.0, preprocess);
+  out.derived.push_back("preprocess_cpu_s_per_sample");
+}
+
+void add_epoch_measurement(const std::vector<EpochRecord>& epochs, int skip_epochs, DerivedCosts& out) {
+  std::vector<double> seconds;
+  for (const auto& e : epochs) {
+    if (e.epoch >= skip_epochs) seconds.push_back(e.epoch_s);
+  }
+  if (!seconds.empty()) out.measurements.push_back(summarize("epoch_s", seconds, "s"));
+}
+
+}  // namespace
+
+DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,
+                          const WorkloadSpec& workload, const DerivationOptions& options, const std::string& source_name) {
+  const std::vector<BatchRecord> kept = kept_batches(batches, options.skip_epochs);
+  if (kept.empty()) {
+    throw ConfigError({Diagnostic{source_name, 0, 0, "--skip-epochs",
+                                  fmt::format("no batches left after leaving out epochs < {}", options.skip_epochs)}});
+  }
+  DerivedCosts out;
+  out.costs = workload.costs;  // every field not derived below keeps the workload's value
+  out.costs.compute = ComputeCurve{};
+  out.costs.provenance = Provenance{};
+  if (!options.device.empty()) out.costs.device = options.device;
+  if (options.reference_cpu_freq_hz > 0) out.costs.reference_cpu_freq_hz = options.reference_cpu_freq_hz;
+  if (options.reference_gpu_freq_hz >= 0) out.costs.reference_gpu_freq_hz = options.reference_gpu_freq_hz;
+  derive_compute(kept, source_name, out);
+  if (options.sequential) {
+    derive_loader(kept, out);
+  } else {
+    out.kept.insert(out.kept.end(), {"fetch_cpu_s_per_sample", "preprocess_cpu_s_per_sample"});
+    out.notes.push_back("runs with workers > 0: the loop's wait is only the stall, so loader costs are kept; "
+                        "import a num_workers = 0 run (--sequential) to measure them");
+  }
+  out.kept.insert(out.kept.end(), {"collate_cpu_s_per_sample", "launch_cpu_s_per_batch", "worker_startup_cpu_s"});
+  add_epoch_measurement(epochs, options.skip_epochs, out);
+  return out;
+}
+
+}  // namespace edgetwin::calibrate

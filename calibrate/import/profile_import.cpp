@@ -1,0 +1,76 @@
+#include "import/profile_import.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "import/study_log_reader.hpp"
+#include "import/trace_csv_reader.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+struct Logs {
+  std::vector<BatchRecord> batches;
+  std::vector<EpochRecord> epochs;
+  std::vector<std::string> files;
+};
+
+Logs read_logs(const ImportOptions& options, const WorkloadSpec& workload) {
+  Logs logs;
+  if (options.study_prefix) {
+    const int batch_size = options.batch_size > 0 ? options.batch_size : workload.loader.batch_size;
+    StudyLogs study = read_study_logs(*options.study_prefix, batch_size, workload.dataset.samples,
+                                      workload.loader.drop_last);
+    logs.batches = std::move(study.batches);
+    logs.epochs = std::move(study.epochs);
+    for (const auto& f : study.files) logs.files.push_back(f.string());
+    return logs;
+  }
+  for (const auto& file : options.trace_csvs) {
+    auto batches = read_trace_csv(file);
+    logs.batches.insert(logs.batches.end(), batches.begin(), batches.end());
+    logs.files.push_back(file.string());
+  }
+  return logs;
+}
+
+// "measured" only when nothing in the CostSpec is someone else's guess.
+Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload, const std::vector<std::string>& files,
+                            const std::string& date) {
+  Provenance p;
+  const std::string& kept_kind = workload.costs.provenance.kind;
+  p.kind = d.kept.empty() || kept_kind == "measured" ? "measured" : (kept_kind.empty() ? "estimate" : kept_kind);
+  p.source = fmt::format("edgetwin-calibrate import of {} on {}; from the logs: {}", fmt::join(files, ", "), date,
+                         fmt::join(d.derived, ", "));
+  if (!d.kept.empty()) {
+    p.source += fmt::format("; kept from workload {} ({}): {}", workload.name,
+                            kept_kind.empty() ? "unknown provenance" : kept_kind, fmt::join(d.kept, ", "));
+  }
+  for (const auto& note : d.notes) p.source += "; " + note;
+  return p;
+}
+
+}  // namespace
+
+ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec& workload) {
+  if (options.study_prefix.has_value() == !options.trace_csvs.empty()) {
+    throw std::invalid_argument("import: give either the study's log prefix or trace CSV files, not both or neither");
+  }
+  const Logs logs = read_logs(options, workload);
+  const std::string source = fmt::format("{}", fmt::join(logs.files, ", "));
+  DerivedCosts derived = derive_costs(logs.batches, logs.epochs, workload, options.derivation, source);
+  ProfileDocument doc;
+  doc.profile.device = derived.costs.device;
+  doc.profile.workload = workload.name;
+  doc.profile.created = iso_utc_now();
+  doc.profile.command = options.command;
+  doc.profile.costs = derived.costs;
+  doc.profile.costs.provenance = costs_provenance(derived, workload, logs.files, doc.profile.created);
+  doc.measurements = std::move(derived.measurements);
+  return doc;
+}
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,29 @@
+// `edgetwin-calibrate import`: turns Python training logs into a ProfileDocument the profile
+// writer saves, with provenance saying which fields came from the logs and which were kept.
+//
+// Contract: exactly one of study_prefix / trace_csvs is given (std::invalid_argument
+// otherwise); read and derivation errors are ConfigError.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/specs.hpp"
+#include "import/cost_derivation.hpp"
+#include "profile/profile_document.hpp"
+
+namespace edgetwin::calibrate {
+
+struct ImportOptions {
+  std::optional<std::filesystem::path> study_prefix;  // <prefix>_fetch.csv ...
+  std::vector<std::filesystem::path> trace_csvs;      // plain trace CSVs (several runs pooled)
+  int batch_size = 0;                                 // study logs: 0 = the workload's loader batch size
+  DerivationOptions derivation;
+  std::string command;                                // the command line, for [profile]
+};
+
+ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec& workload);
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,31 @@
+// Everything a profile TOML holds: the ProfileSpec the simulator loads, the provenance of
+// the run that measured it, and the raw measurement records behind the numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/specs.hpp"
+#include "profile/measurement.hpp"
+
+namespace edgetwin::calibrate {
+
+struct ProfileProvenance {
+  std::string host;
+  std::string cpu_model;
+  int cores = 0;
+  std::string libtorch_version;  // "" when no LibTorch was involved (import)
+  std::string power;             // "no power sensor" or the sensor description; written as a comment
+};
+
+// [profile] created / command come from ProfileSpec (created: ISO 8601 UTC, see iso_utc_now).
+struct ProfileDocument {
+  ProfileSpec profile;             // costs.provenance and footprint->provenance are written too
+  ProfileProvenance provenance;
+  std::vector<Measurement> measurements;
+};
+
+// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string iso_utc_now();
+
+}  // namespace edgetwin::calibrate

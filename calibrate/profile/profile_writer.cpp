@@ -1,0 +1,125 @@
+#include "profile/profile_writer.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "profile/atomic_file.hpp"
+#include "profile/toml_text.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+std::string key_value(std::string_view key, const std::string& value) { return fmt::format("{} = {}\n", key, value); }
+
+std::string provenance_inline(const Provenance& p) {
+  return fmt::format("{{ kind = {}, source = {} }}", toml_string(p.kind), toml_string(p.source));
+}
+
+void check(const ProfileDocument& doc) {
+  const ProfileSpec& p = doc.profile;
+  // The loader refuses empty required strings; refuse them here, before anything is written.
+  const std::pair<const char*, const std::string*> required[] = {
+      {"profile.device", &p.device},   {"profile.workload", &p.workload},
+      {"profile.created", &p.created}, {"profile.command", &p.command},
+      {"costs.device", &p.costs.device}, {"provenance.costs.source", &p.costs.provenance.source}};
+  for (const auto& [key, value] : required) {
+    if (value->empty()) throw std::invalid_argument(fmt::format("profile: {} must not be empty", key));
+  }
+  const ComputeCurve& c = p.costs.compute;
+  if (c.batch_sizes.empty() || c.batch_sizes.size() != c.seconds.size()) {
+    throw std::invalid_argument(fmt::format("profile: compute curve needs equal, non-zero lengths, got {} batch sizes and {} seconds",
+                                            c.batch_sizes.size(), c.seconds.size()));
+  }
+  if (toml_number_array(c.batch_sizes).find('.') != std::string::npos) {
+    throw std::invalid_argument("profile: compute batch sizes must be whole numbers");
+  }
+  for (const Measurement& m : doc.measurements) {
+    // The loader takes measurement names as plain TOML keys only.
+    if (m.name.empty() || toml_key(m.name) != m.name) {
+      throw std::invalid_argument(fmt::format("profile: measurement name \"{}\" must be letters, digits, '-' and '_' only", m.name));
+    }
+  }
+  if (p.costs.provenance.kind.empty()) throw std::invalid_argument("profile: costs provenance kind is empty");
+  if (p.footprint && p.footprint->provenance.kind.empty()) {
+    throw std::invalid_argument("profile: footprint provenance kind is empty");
+  }
+}
+
+std::string profile_section(const ProfileSpec& p) {
+  return std::string("[profile]\n") + key_value("device", toml_string(p.device)) + key_value("workload", toml_string(p.workload)) +
+         key_value("created", toml_string(p.created)) + key_value("command", toml_string(p.command));
+}
+
+// Memory-clock terms are written only when measured (non-zero): 0 is their default in
+// specs.hpp, and loaders that predate them then still read the file.
+std::string memory_clock_keys(const CostSpec& c) {
+  std::string out;
+  if (c.reference_emc_freq_hz != 0) out += key_value("reference_emc_freq_hz", toml_float(c.reference_emc_freq_hz));
+  if (c.compute_memory_fraction != 0) out += key_value("compute_memory_fraction", toml_float(c.compute_memory_fraction));
+  return out;
+}
+
+std::string costs_section(const CostSpec& c) {
+  return std::string("\n[costs]\n") + key_value("device", toml_string(c.device)) +
+         key_value("reference_cpu_freq_hz", toml_float(c.reference_cpu_freq_hz)) +
+         key_value("reference_gpu_freq_hz", toml_float(c.reference_gpu_freq_hz)) + memory_clock_keys(c) +
+         key_value("fetch_cpu_s_per_sample", toml_float(c.fetch_cpu_s_per_sample)) +
+         key_value("preprocess_cpu_s_per_sample", toml_float(c.preprocess_cpu_s_per_sample)) +
+         key_value("collate_cpu_s_per_sample", toml_float(c.collate_cpu_s_per_sample)) +
+         key_value("launch_cpu_s_per_batch", toml_float(c.launch_cpu_s_per_batch)) +
+         key_value("worker_startup_cpu_s", toml_float(c.worker_startup_cpu_s)) +
+         key_value("compute", fmt::format("{{ batch_size = {}, seconds = {} }}", toml_number_array(c.compute.batch_sizes),
+                                          toml_float_array(c.compute.seconds)));
+}
+
+std::string footprint_section(const FootprintSpec& f) {
+  return std::string("\n[footprint]\n") + key_value("process_bytes", toml_float(f.process_bytes)) +
+         key_value("model_bytes", toml_float(f.model_bytes)) + key_value("optimizer_bytes", toml_float(f.optimizer_bytes)) +
+         key_value("activation_bytes_per_sample", toml_float(f.activation_bytes_per_sample)) +
+         key_value("worker_bytes", toml_float(f.worker_bytes));
+}
+
+std::string provenance_section(const ProfileDocument& doc) {
+  std::string out = std::string("\n[provenance]\n") + key_value("costs", provenance_inline(doc.profile.costs.provenance));
+  if (doc.profile.footprint) out += key_value("footprint", provenance_inline(doc.profile.footprint->provenance));
+  const ProfileProvenance& p = doc.provenance;
+  if (!p.host.empty()) out += key_value("host", toml_string(p.host));
+  if (!p.cpu_model.empty()) out += key_value("cpu_model", toml_string(p.cpu_model));
+  if (p.cores > 0) out += key_value("cores", fmt::format("{}", p.cores));
+  if (!p.libtorch_version.empty()) out += key_value("libtorch_version", toml_string(p.libtorch_version));
+  // Power is not part of the profile schema the simulator validates; a comment keeps the
+  // "no power sensor" statement visible without inventing a key.
+  if (!p.power.empty()) out += fmt::format("# power: {}\n", p.power);
+  return out;
+}
+
+std::string measurement_section(const Measurement& m) {
+  return fmt::format("\n[measurements.{}]\n", m.name) + key_value("median", toml_float(m.median)) +
+         key_value("p10", toml_float(m.p10)) + key_value("p90", toml_float(m.p90)) +
+         key_value("repetitions", fmt::format("{}", m.repetitions)) + key_value("unit", toml_string(m.unit));
+}
+
+}  // namespace
+
+std::string render_profile(const ProfileDocument& document) {
+  check(document);
+  std::string out = "# Written by edgetwin-calibrate; `edgetwin predict --profile` loads it.\n";
+  out += profile_section(document.profile);
+  out += costs_section(document.profile.costs);
+  if (document.profile.footprint) out += footprint_section(*document.profile.footprint);
+  out += provenance_section(document);
+  for (const Measurement& m : document.measurements) out += measurement_section(m);
+  return out;
+}
+
+void write_profile(const std::filesystem::path& path, const ProfileDocument& document) {
+  write_file_atomically(path, render_profile(document));  // render first: a bad document writes nothing
+}
+
+std::filesystem::path default_profile_path(const std::filesystem::path& base, const ProfileSpec& profile) {
+  return base / "profiles" / profile.device / (profile.workload + ".toml");
+}
+
+}  // namespace edgetwin::calibrate

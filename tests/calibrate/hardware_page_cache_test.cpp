@@ -1,0 +1,70 @@
+// Page-cache residency (mmap + mincore) of a file just read vs after eviction (fadvise).
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_error.hpp"
+#include "hardware/microbenchmarks.hpp"
+#include "hardware/page_cache_control.hpp"
+#include "io_test_support.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+using testing::TempDir;
+
+constexpr std::uint64_t kFileBytes = 4 << 20;
+
+TEST(PageCache, FileJustReadIsResidentAndEvictionEmptiesIt) {
+  TempDir dir;
+  const auto file = dir / "data.bin";
+  write_bench_file(file, kFileBytes + 100);  // a partial last page
+  (void)testing::read_bytes(file);
+  const Residency warm = file_residency(file);
+  EXPECT_EQ(warm.file_bytes, kFileBytes + 100);
+  EXPECT_EQ(warm.pages, (kFileBytes + 100 + page_size_bytes() - 1) / page_size_bytes());
+  EXPECT_EQ(warm.resident_pages, warm.pages);
+  EXPECT_EQ(warm.resident_bytes, warm.file_bytes);  // capped at the file size
+  EXPECT_DOUBLE_EQ(warm.fraction(), 1.0);
+
+  evict_file(file);
+  const Residency cold = file_residency(file);
+  EXPECT_EQ(cold.resident_pages, 0u);
+  EXPECT_EQ(cold.resident_bytes, 0u);
+}
+
+TEST(PageCache, ResidencyOfAListSums) {
+  TempDir dir;
+  write_bench_file(dir / "a", 8192);
+  write_bench_file(dir / "b", 3 * 4096);
+  (void)testing::read_bytes(dir / "a");
+  evict_file(dir / "b");
+  const Residency r = files_residency({dir / "a", dir / "b"});
+  EXPECT_EQ(r.file_bytes, 8192u + 3 * 4096u);
+  EXPECT_EQ(r.resident_bytes, 8192u);
+}
+
+TEST(PageCache, EmptyFileHasNoPagesAndMissingFileIsNamed) {
+  TempDir dir;
+  testing::write_text(dir / "empty", "");
+  EXPECT_EQ(file_residency(dir / "empty").pages, 0u);
+  EXPECT_EQ(testing::error_of<HardwareError>([&] { file_residency(dir / "missing"); }),
+            (dir / "missing").string() + ": cannot open: No such file or directory");
+}
+
+TEST(Microbenchmarks, ReportEveryRepetitionAndTheBest) {
+  TempDir dir;
+  write_bench_file(dir / "f", kFileBytes);
+  const auto mem = measure_memory_bandwidth(8 << 20, 3);
+  ASSERT_EQ(mem.bytes_per_s.size(), 3u);
+  EXPECT_EQ(mem.best_bytes_per_s, *std::max_element(mem.bytes_per_s.begin(), mem.bytes_per_s.end()));
+  EXPECT_GT(mem.best_bytes_per_s, 0);
+  const auto seq = measure_sequential_read(dir / "f", 2);
+  EXPECT_EQ(seq.bytes, kFileBytes);
+  EXPECT_EQ(seq.bytes_per_s.size(), 2u);
+  const auto rnd = measure_random_reads(dir / "f", 50);
+  EXPECT_EQ(rnd.reads, 50);
+  EXPECT_NEAR(rnd.reads_per_s * rnd.s_per_read, 1.0, 1e-9);
+  EXPECT_THROW(measure_random_reads(dir / "missing", 5), HardwareError);
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate
