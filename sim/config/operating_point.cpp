@@ -69,6 +69,7 @@ std::string mode_list(const DeviceSpec& device) {
 }  // namespace
 
 OperatingPoint max_operating_point(const DeviceSpec& device) {
+  if (device.maxima) return *device.maxima;
   return {device.cpu.cores, device.cpu.freq_hz, device.gpu ? device.gpu->freq_hz : 0.0, device.memory.emc_freq_hz};
 }
 
@@ -130,6 +131,7 @@ OperatingPoint resolve_operating_point(const DeviceSpec& device, const Operating
 }
 
 DeviceSpec apply_operating_point(DeviceSpec device, const OperatingPoint& point) {
+  if (!device.maxima) device.maxima = max_operating_point(device);
   device.cpu.cores = point.cores;
   device.cpu.freq_hz = point.cpu_hz;
   if (device.gpu) device.gpu->freq_hz = point.gpu_hz;

@@ -28,6 +28,7 @@ struct StorageSpec {
   double read_bw_bytes_per_s = 0;     // sequential read bandwidth
   double request_s = 0;               // device time per read request (1 / random-read IOPS)
   double request_bytes = 131072;      // largest request the kernel issues (default: 128 KiB readahead)
+  double active_power_w = 0;          // drawn while reading, on top of the board's power
   Provenance provenance;
 };
 
@@ -54,6 +55,24 @@ struct MemorySpec {
   double os_base_bytes = 0;          // RAM used by the OS and services before training starts
   double emc_freq_hz = 0;            // memory clock the bandwidth is quoted at; 0: not settable
   std::vector<double> available_emc_freqs_hz;  // ascending; bandwidth scales linearly with the clock
+  Provenance provenance;
+};
+
+// Electrical power of the device's parts. Active power of a part scales with its clock as
+// (f / f_max)^dvfs_exponent (lower clocks run at lower voltage). Absent: no energy figures.
+struct PowerSpec {
+  double board_w = 0;           // always drawn while on: SoC rails, regulators, carrier, fan
+  double cpu_core_idle_w = 0;   // one online, idle core
+  double cpu_core_max_w = 0;    // one core busy at the maximum CPU clock (idle included)
+  double gpu_idle_w = 0;        // 0 on CPU-only devices
+  double gpu_max_w = 0;         // GPU busy at its maximum clock (idle included)
+  double emc_max_w = 0;         // memory controller + DRAM at the maximum memory clock
+  double dvfs_exponent = 2.5;
+  // Whole-device idle states (finding F20), measured or cited.
+  double idle_dvfs_off_w = 0;   // nothing running, clocks pinned (jetson_clocks)
+  double idle_dvfs_on_w = 0;    // nothing running, governors free
+  double suspend_wol_w = 0;     // suspended, wake-on-LAN armed
+  double logging_harness_w = 0; // what a jtop/iostat logging harness adds to idle
   Provenance provenance;
 };
 
@@ -85,6 +104,10 @@ struct DeviceSpec {
   MemorySpec memory;
   std::vector<StorageSpec> storage;  // in file order
   std::string default_storage;
+  std::optional<PowerSpec> power;           // absent: no energy figures
+  // The maximum clocks, kept by apply_operating_point when it lowers them (power scales
+  // with the clock relative to its maximum); unset on a device as loaded.
+  std::optional<OperatingPoint> maxima;
   std::vector<PowerModeSpec> power_modes;  // in file order; empty: the device has none
   std::string default_power_mode;          // "" when power_modes is empty
   Provenance power_modes_provenance;

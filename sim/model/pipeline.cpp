@@ -10,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   int epochs)
+                   int epochs, EnergyMeter* energy)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -19,6 +19,7 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       sampler_(sampler),
       observer_(observer),
       epochs_(epochs),
+      energy_(energy),
       workers_(static_cast<std::size_t>(loader.workers)) {
   dispatch_completions_once();
 }
@@ -47,6 +48,7 @@ void Pipeline::start_epoch() {
   epoch_running_ = true;
   epoch_start_s_ = now();
   cpu_cycles_ = 0;
+  if (energy_ != nullptr) energy_->start_epoch(epoch_start_s_);
   observer_.on_epoch_start(epoch_, epoch_start_s_);
 
   order_ = &sampler_.order(epoch_);
@@ -92,6 +94,13 @@ void Pipeline::finish_epoch() {
   record.end_s = now();
   record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
   record.cpu_cores = platform_.cpu()->get_core_count();
+  if (energy_ != nullptr) {
+    const EpochEnergy e = energy_->finish_epoch(record.end_s);
+    record.has_energy = true;
+    record.energy_j = e.energy_j;
+    record.base_energy_j = e.base_energy_j;
+    record.peak_power_w = e.peak_power_w;
+  }
   epoch_running_ = false;
   observer_.on_epoch_end(record);
   if (epoch_ + 1 < epochs_) {
@@ -211,6 +220,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
   Batch& batch = batches()[index];
   if (--batch.pending_steps > 0) return;
   batch.record.compute_end_s = now();
+  if (energy_ != nullptr) energy_->tick(batch.record.compute_end_s);
   observer_.on_batch_done(batch.record);
   trainer_busy_ = false;
   trainer_idle_since_s_ = now();

@@ -26,6 +26,7 @@
 #include <simgrid/s4u/Exec.hpp>
 
 #include "config/specs.hpp"
+#include "model/energy_meter.hpp"
 #include "model/page_cache.hpp"
 #include "model/pipeline_observer.hpp"
 #include "model/platform.hpp"
@@ -37,7 +38,8 @@ namespace edgetwin {
 class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
-           PageCache* cache, Sampler& sampler, PipelineObserver& observer, int epochs);
+           PageCache* cache, Sampler& sampler, PipelineObserver& observer, int epochs,
+           EnergyMeter* energy = nullptr);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -95,6 +97,7 @@ class Pipeline {
   Sampler& sampler_;
   PipelineObserver& observer_;
   int epochs_;
+  EnergyMeter* energy_;
 
   int epoch_ = 0;
   bool epoch_running_ = false;

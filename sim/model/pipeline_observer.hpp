@@ -36,6 +36,10 @@ struct EpochRecord {
   double end_s = 0;
   double cpu_busy_core_s = 0;    // CPU work done in the epoch, in core-seconds
   int cpu_cores = 0;
+  bool has_energy = false;       // the device has a [power] table
+  double energy_j = 0;           // all of the device's power x dt over the epoch
+  double base_energy_j = 0;      // its idle power at this operating point x the epoch
+  double peak_power_w = 0;       // highest ~1 s average power
 };
 
 class PipelineObserver {

@@ -8,6 +8,8 @@
 // Concurrent activities on a host share it fairly (SimGrid's max-min sharing): that is
 // the contention the model relies on. Storage is a host rather than s4u::Disk because
 // Disk I/O in 3.32 keeps every finished Io and turns quadratic (simgrid-notes.md).
+// With a [power] table, each host has one pstate per clock step and its watts per pstate
+// (model/power_model.hpp), plus a "board" host for the constant power.
 // The platform must be built before Engine::run and once per process.
 #pragma once
 
@@ -35,11 +37,20 @@ class Platform {
   simgrid::s4u::Host* memory() const { return memory_; }
   simgrid::s4u::Host* storage() const { return storage_; }
 
+  // Energy (SimGrid's host energy plugin, enabled by enable_energy_accounting before any
+  // platform exists): only for devices with a [power] table.
+  static void enable_energy_accounting();
+  bool has_energy() const { return board_ != nullptr; }
+  double consumed_energy_j() const;  // since the start of the run, all hosts
+  double base_power_w() const { return base_power_w_; }
+
  private:
   simgrid::s4u::Host* cpu_ = nullptr;
   simgrid::s4u::Host* gpu_ = nullptr;
   simgrid::s4u::Host* memory_ = nullptr;
   simgrid::s4u::Host* storage_ = nullptr;
+  simgrid::s4u::Host* board_ = nullptr;  // draws the board's constant power; runs nothing
+  double base_power_w_ = 0;
 };
 
 }  // namespace edgetwin

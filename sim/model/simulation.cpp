@@ -7,6 +7,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "config/config_error.hpp"
+#include "model/energy_meter.hpp"
 #include "model/page_cache.hpp"
 #include "model/pipeline.hpp"
 #include "model/platform.hpp"
@@ -75,8 +76,11 @@ void Simulation::run() {
   char quiet[] = "--log=root.thres:critical";
   char* argv[] = {name, quiet, nullptr};
   simgrid::s4u::Engine engine(&argc, argv);
+  if (device_.power) Platform::enable_energy_accounting();
 
   const Platform platform(device_, *storage_);
+  std::unique_ptr<EnergyMeter> energy;
+  if (platform.has_energy()) energy = std::make_unique<EnergyMeter>(platform);
   const WorkModel work(device_, workload_, *storage_);
   std::unique_ptr<PageCache> cache;
   if (workload_.dataset.layout == DatasetLayout::file_per_sample) {
@@ -85,7 +89,8 @@ void Simulation::run() {
   }
   Sampler sampler(workload_.dataset.samples, run_.loader.shuffle, run_.seed);
   ObserverFanout fanout(observers_);
-  Pipeline pipeline(platform, work, workload_.dataset, run_.loader, cache.get(), sampler, fanout, run_.epochs);
+  Pipeline pipeline(platform, work, workload_.dataset, run_.loader, cache.get(), sampler, fanout, run_.epochs,
+                    energy.get());
   pipeline.start();
   engine.run();
 }

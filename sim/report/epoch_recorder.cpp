@@ -29,6 +29,14 @@ void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
     current_.cpu_util = epoch.cpu_busy_core_s / (epoch.cpu_cores * current_.e2e_s);
     current_.gpu_util = gpu_busy_s_ / current_.e2e_s;
   }
+  current_.has_energy = epoch.has_energy;
+  if (epoch.has_energy) {
+    current_.energy_j = epoch.energy_j;
+    current_.base_energy_j = epoch.base_energy_j;
+    current_.incremental_energy_j = epoch.energy_j - epoch.base_energy_j;
+    current_.avg_power_w = current_.e2e_s > 0 ? epoch.energy_j / current_.e2e_s : 0.0;
+    current_.peak_power_w = epoch.peak_power_w;
+  }
   epochs_.push_back(current_);
 }
 

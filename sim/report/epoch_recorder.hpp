@@ -10,6 +10,8 @@
 //                with w > 1 fetch_s + preprocess_s can exceed e2e_s)
 //   cache_hit_ratio  samples served from RAM / samples read (1 for in-RAM datasets)
 //   cpu_util     CPU work of the epoch / (cores x e2e); gpu_util  GPU busy / e2e
+//   energy_j     sum of power x dt over the epoch (base + incremental); avg_power_w =
+//                energy / e2e; peak_power_w the highest ~1 s average
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,12 @@ struct EpochStats {
   double cpu_util = 0;
   double gpu_util = 0;
   std::int64_t batches = 0;
+  bool has_energy = false;          // false: the device has no [power] table
+  double energy_j = 0;
+  double base_energy_j = 0;         // idle power at the operating point x e2e
+  double incremental_energy_j = 0;  // what training adds on top
+  double avg_power_w = 0;
+  double peak_power_w = 0;
 };
 
 class EpochRecorder : public PipelineObserver {

@@ -311,3 +311,83 @@ TEST(Pipeline, UtilisationsAreFractionsAndCpuWorkIsConserved) {
 
 }  // namespace
 }  // namespace edgetwin::test
+
+namespace edgetwin::test {
+namespace {
+
+PowerSpec test_power() {
+  PowerSpec p;
+  p.board_w = 3.0;
+  p.cpu_core_idle_w = 0.1;
+  p.cpu_core_max_w = 1.1;
+  p.gpu_idle_w = 0.5;
+  p.gpu_max_w = 10.5;
+  p.emc_max_w = 1.0;
+  p.provenance = {"spec", "test"};
+  return p;
+}
+
+// Energy = base power x time + what busy parts add: every CPU core-second of work adds
+// (core_max - core_idle) at the top clock, every GPU-second (gpu_max - gpu_idle). The base is
+// board + online cores x idle + GPU idle + DRAM, whatever runs. The GPU's activity begins with
+// the host-to-device copy (pipeline.cpp, start_step), so the copy counts as GPU-busy energy
+// though not as GPU utilisation: 4000 B per sample at 10 GB/s.
+double copy_s(std::int64_t samples) { return static_cast<double>(samples) * 4000 / 10e9; }
+TEST(Energy, EpochEnergyIsBasePlusBusyTimesActivePower) {
+  auto device = gpu_device();
+  device.power = test_power();
+  const auto workload = in_ram_workload(1000, 16);
+  const auto r = simulate(device, workload, run_with(2, 2, 16, 2));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 2u);
+  for (const auto& e : r.epochs) {
+    ASSERT_TRUE(e.has_energy);
+    const double base_w = 3.0 + 8 * 0.1 + 0.5 + 1.0;
+    const double cpu_busy_core_s = e.cpu_util * 8 * e.e2e_s;
+    const double gpu_busy_s = e.gpu_util * e.e2e_s + copy_s(1000);
+    const double expected = base_w * e.e2e_s + cpu_busy_core_s * (1.1 - 0.1) + gpu_busy_s * (10.5 - 0.5);
+    EXPECT_NEAR(e.energy_j, expected, 1e-6 * expected);
+    EXPECT_NEAR(e.base_energy_j, base_w * e.e2e_s, 1e-9);
+    EXPECT_NEAR(e.incremental_energy_j, e.energy_j - e.base_energy_j, 1e-9);
+    EXPECT_NEAR(e.avg_power_w, e.energy_j / e.e2e_s, 1e-9);
+    EXPECT_GE(e.peak_power_w, e.avg_power_w * (1 - 1e-9));
+    EXPECT_LE(e.peak_power_w, base_w + 8 * 1.0 + 10.0);
+  }
+}
+
+TEST(Energy, LowerClocksDrawLessActivePower) {
+  // Active power scales as (f / f_max)^2.5: at half the GPU clock a GPU-second adds
+  // 10 x 0.5^2.5 = 1.77 W instead of 10 W, while the step takes twice as long.
+  auto device = gpu_device();
+  device.power = test_power();
+  device.gpu->available_freqs_hz = {0.5e9, 1e9};
+  auto slow = device;
+  slow.maxima = OperatingPoint{8, 1e9, 1e9, 0};
+  slow.gpu->freq_hz = 0.5e9;
+  auto workload = in_ram_workload(320, 16);
+  workload.costs.launch_cpu_s_per_batch = 0;
+  workload.costs.fetch_cpu_s_per_sample = 0;
+  workload.costs.preprocess_cpu_s_per_sample = 0;
+  const auto fast_run = simulate(device, workload, run_with(1, 2, 16, 1));
+  const auto slow_run = simulate(slow, workload, run_with(1, 2, 16, 1));
+  ASSERT_EQ(fast_run.epochs.size(), 1u);
+  ASSERT_EQ(slow_run.epochs.size(), 1u);
+  const auto& f = fast_run.epochs[0];
+  const auto& s = slow_run.epochs[0];
+  const double gpu_f = f.gpu_util * f.e2e_s;
+  const double gpu_s = s.gpu_util * s.e2e_s;
+  EXPECT_NEAR(gpu_s, 2 * gpu_f, 1e-9);
+  EXPECT_NEAR(f.incremental_energy_j, (gpu_f + copy_s(320)) * 10.0 + (f.cpu_util * 8 * f.e2e_s) * 1.0, 1e-9);
+  EXPECT_NEAR(s.incremental_energy_j,
+              (gpu_s + copy_s(320)) * 10.0 * std::pow(0.5, 2.5) + (s.cpu_util * 8 * s.e2e_s) * 1.0, 1e-9);
+}
+
+TEST(Energy, DevicesWithoutPowerDataReportNone) {
+  const auto r = simulate(gpu_device(), in_ram_workload(100, 16), run_with(1, 2, 16, 1));
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_FALSE(r.epochs[0].has_energy);
+  EXPECT_DOUBLE_EQ(r.epochs[0].energy_j, 0.0);
+}
+
+}  // namespace
+}  // namespace edgetwin::test

@@ -1,0 +1,40 @@
+// Energy and power of one device over each epoch, as the study measures them.
+//
+// Contract: energy is what SimGrid's energy plugin integrates (sum of power x dt over every
+// host of the device); base energy is the device's idle power at the run's operating point
+// x the epoch's duration, incremental the rest. Peak power is the highest average power over
+// windows of at least window_s (the study's jtop samples about once a second), closed at
+// batch ends and at the epoch's end.
+#pragma once
+
+#include "model/platform.hpp"
+
+namespace edgetwin {
+
+struct EpochEnergy {
+  double energy_j = 0;
+  double base_energy_j = 0;
+  double peak_power_w = 0;
+};
+
+class EnergyMeter {
+ public:
+  explicit EnergyMeter(const Platform& platform, double window_s = 1.0);
+
+  void start_epoch(double now_s);
+  void tick(double now_s);
+  EpochEnergy finish_epoch(double now_s);
+
+ private:
+  void close_window(double now_s);
+
+  const Platform& platform_;
+  double window_s_;
+  double epoch_start_s_ = 0;
+  double epoch_start_j_ = 0;
+  double window_start_s_ = 0;
+  double window_start_j_ = 0;
+  double peak_w_ = 0;
+};
+
+}  // namespace edgetwin

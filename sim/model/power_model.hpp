@@ -1,0 +1,44 @@
+// Electrical power of each simulated resource, as SimGrid's host energy plugin wants it.
+//
+// Contract: for a device with a [power] table, at its operating point, gives each host its
+// pstates (one per clock step) with "idle:idle:all-busy" watts per pstate, and the pstate the
+// run uses. Active power scales with (f / f_max)^dvfs_exponent; idle power does not. The
+// memory host draws the DRAM/EMC power, linear in the memory clock, busy or not; storage
+// draws its active power only while reading; a "board" host draws the board's constant
+// power. base_power_w is what the device draws at this operating point doing nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/specs.hpp"
+
+namespace edgetwin {
+
+struct HostPower {
+  std::vector<double> speeds;  // one per pstate, in the host's work unit per second
+  std::string wattage;         // SimGrid "wattage_per_state": "idle:idle:busy, ..." per pstate
+  int pstate = 0;              // the pstate of this run's clock
+};
+
+class PowerModel {
+ public:
+  PowerModel(const DeviceSpec& device, const StorageSpec& storage);
+
+  HostPower cpu() const;
+  HostPower gpu() const;
+  HostPower memory() const;
+  HostPower storage() const;
+  HostPower board() const;
+  double base_power_w() const;
+
+ private:
+  double scaled(double idle_w, double max_w, double f_hz, double max_hz) const;
+
+  DeviceSpec device_;
+  StorageSpec storage_;
+  PowerSpec power_;
+  OperatingPoint maxima_;
+};
+
+}  // namespace edgetwin

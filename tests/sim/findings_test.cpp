@@ -1,0 +1,241 @@
+// The Jetson study's findings (shared/reference/paper-findings.md) as scenarios on the shipped
+// catalogue. Defaults unless a test says otherwise: batch 16, 4 workers, prefetch 2, the
+// device's default power mode, cold cache. "Epoch 1" is the second epoch, when the page cache
+// may hold data. Each threshold says why it has its value; docs/findings.md has the numbers
+// and what the model cannot reproduce.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "config/config_error.hpp"
+#include "scenario.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+const std::vector<std::string> study_devices = {"jetson-nano", "xavier-nx", "agx-xavier", "agx-orin"};
+const std::vector<std::string> study_workloads = {"lenet-mnist", "resnet18-cifar10", "mobilenetv3-gld23k"};
+
+RunRequest request(const std::string& device, const std::string& workload, int epochs = 2) {
+  RunRequest r;
+  r.device = device;
+  r.workload = workload;
+  r.epochs = epochs;
+  return r;
+}
+
+RunRequest with_workers(RunRequest r, int workers) {
+  r.workers = workers;
+  return r;
+}
+
+EpochStats epoch(const RunRequest& r, int index) {
+  const RunResult result = predict(r);
+  EXPECT_EQ(result.invariant_failures, "") << r.device << " " << r.workload;
+  EXPECT_GT(static_cast<int>(result.epochs.size()), index) << r.device << " " << r.workload;
+  return static_cast<int>(result.epochs.size()) > index ? result.epochs[index] : EpochStats{};
+}
+
+double stall_per_batch(const EpochStats& e) { return e.stall_s / static_cast<double>(e.batches); }
+double compute_per_batch(const EpochStats& e) { return e.compute_s / static_cast<double>(e.batches); }
+
+// F1. w = 0 -> 1 overlaps loading with compute: what is left of the stall is the part of a
+// batch's load that exceeds its step (or, when compute-bound, only the copy), so it drops by
+// far more than half on every device and workload; 0.5 is the study's "sharply".
+TEST(Findings, F1_OneWorkerSharplyCutsTheStall) {
+  for (const auto& device : study_devices)
+    for (const auto& workload : study_workloads) {
+      const auto base = request(device, workload);
+      const double w0 = epoch(with_workers(base, 0), 1).stall_s;
+      const double w1 = epoch(with_workers(base, 1), 1).stall_s;
+      EXPECT_LT(w1, 0.5 * w0) << device << " " << workload << ": w0 " << w0 << " s, w1 " << w1 << " s";
+    }
+}
+
+// F2. With a worker, a stall is avoided when a batch's fetch + preprocess fits in its step:
+// ResNet-18 on AGX Xavier computes ~0.1 s per batch and loads a CIFAR batch in ~2 ms, so the
+// trainer waits only for the first batch and the copies (< 1 % of the epoch). LeNet's step is
+// shorter than its load, so there the trainer does wait (> 10 % of the epoch).
+TEST(Findings, F2_NoStallWhenLoadingFitsInTheStep) {
+  const auto resnet = epoch(with_workers(request("agx-xavier", "resnet18-cifar10"), 1), 1);
+  EXPECT_LT(resnet.stall_s, 0.01 * resnet.e2e_s);
+  const auto lenet = epoch(with_workers(request("agx-xavier", "lenet-mnist"), 1), 1);
+  EXPECT_GT(lenet.stall_s, 0.10 * lenet.e2e_s);
+}
+
+// F3. More workers help while there are cores for them: on the Nano's 4 cores in its 5 W mode
+// (2 cores), LeNet's stall with 4 workers is no better than with 2 (the extra workers only
+// take CPU from the trainer's launch work), while in MAXN (4 cores) 2 workers beat 1.
+TEST(Findings, F3_MoreWorkersDoNotHelpOnScarceCores) {
+  auto scarce = request("jetson-nano", "lenet-mnist");
+  scarce.power_mode = "5W";
+  const double w2 = epoch(with_workers(scarce, 2), 1).e2e_s;
+  const double w4 = epoch(with_workers(scarce, 4), 1).e2e_s;
+  EXPECT_GE(w4, 0.99 * w2) << "w2 " << w2 << " s, w4 " << w4 << " s";
+  const auto maxn = request("jetson-nano", "lenet-mnist");
+  EXPECT_LT(epoch(with_workers(maxn, 2), 1).stall_s, epoch(with_workers(maxn, 1), 1).stall_s);
+}
+
+// F5. Epoch 0 reads the whole dataset from storage; epoch 1 reads from RAM what the cache kept:
+// everything on AGX Xavier (32 GB), only part on the Nano (4 GB for a ~2.8 GB dataset).
+TEST(Findings, F5_EpochZeroReadsEverythingEpochOneWhatTheCacheKept) {
+  const auto agx = predict(request("agx-xavier", "mobilenetv3-gld23k"));
+  ASSERT_EQ(agx.epochs.size(), 2u);
+  EXPECT_DOUBLE_EQ(agx.epochs[0].cache_hit_ratio, 0.0);
+  EXPECT_NEAR(agx.epochs[0].disk_bytes_read, 23080 * 120000.0, 1.0);
+  EXPECT_DOUBLE_EQ(agx.epochs[1].cache_hit_ratio, 1.0);
+  const auto nano = predict(request("jetson-nano", "mobilenetv3-gld23k"));
+  ASSERT_EQ(nano.epochs.size(), 2u);
+  EXPECT_GT(nano.epochs[1].cache_hit_ratio, 0.0);
+  EXPECT_LT(nano.epochs[1].cache_hit_ratio, 1.0);
+}
+
+// F6. Caching pays off only in a sweet spot: the data fits in RAM and fetch I/O dominates.
+// GLD23k from the USB hard disk on AGX Xavier fits and is I/O-bound in epoch 0, so epoch 1 is
+// much faster (> 25 %); on the Nano it does not fit and epoch 1 gains far less; MNIST, held in
+// RAM, gains nothing.
+TEST(Findings, F6_CachingPaysOffOnlyInASweetSpot) {
+  auto agx = request("agx-xavier", "mobilenetv3-gld23k");
+  agx.storage = "hdd-usb";
+  const auto fits = predict(agx);
+  ASSERT_EQ(fits.epochs.size(), 2u);
+  const double fits_gain = 1 - fits.epochs[1].e2e_s / fits.epochs[0].e2e_s;
+  EXPECT_GT(fits_gain, 0.25);
+  auto nano = request("jetson-nano", "mobilenetv3-gld23k");
+  nano.storage = "hdd-usb";
+  const auto spills = predict(nano);
+  ASSERT_EQ(spills.epochs.size(), 2u);
+  const double spill_gain = 1 - spills.epochs[1].e2e_s / spills.epochs[0].e2e_s;
+  EXPECT_LT(spill_gain, 0.5 * fits_gain);
+  const auto in_ram = predict(request("agx-xavier", "lenet-mnist"));
+  ASSERT_EQ(in_ram.epochs.size(), 2u);
+  EXPECT_NEAR(in_ram.epochs[1].e2e_s / in_ram.epochs[0].e2e_s, 1.0, 0.01);
+}
+
+// F7. Small-sample workloads at w = 4, epoch 1: the medium barely matters (< 5 %), because
+// MNIST and CIFAR-10 are held in RAM after loading and pipelining hides the rest.
+TEST(Findings, F7_FasterMediumGivesLittleForSmallSamples) {
+  for (const auto& workload : {std::string("lenet-mnist"), std::string("resnet18-cifar10")}) {
+    auto nvme = request("xavier-nx", workload);
+    nvme.storage = "nvme";
+    auto sd = request("xavier-nx", workload);
+    sd.storage = "sd";
+    const double fast = epoch(nvme, 1).e2e_s;
+    const double slow = epoch(sd, 1).e2e_s;
+    EXPECT_LT(std::abs(slow - fast) / fast, 0.05) << workload;
+  }
+}
+
+// F8. Where fetch I/O pressure is high (large JPEGs read from storage, cold cache, epoch 0) the
+// faster medium helps: NVMe vs microSD on Xavier NX, > 20 % of E2E.
+TEST(Findings, F8_FasterMediumHelpsUnderIoPressure) {
+  auto nvme = request("xavier-nx", "mobilenetv3-gld23k", 1);
+  nvme.storage = "nvme";
+  auto sd = request("xavier-nx", "mobilenetv3-gld23k", 1);
+  sd.storage = "sd";
+  const double fast = epoch(nvme, 0).e2e_s;
+  const double slow = epoch(sd, 0).e2e_s;
+  EXPECT_GT((slow - fast) / fast, 0.20) << "nvme " << fast << " s, sd " << slow << " s";
+}
+
+// F10. A larger batch cuts the epoch time until the GPU saturates: per-batch compute grows by
+// far less than the batch at small sizes (fixed per-kernel time dominates), then linearly.
+TEST(Findings, F10_LargerBatchesCutEpochTimeUntilTheGpuSaturates) {
+  double previous_e2e = 1e300;
+  for (const int batch : {4, 8, 16, 32}) {
+    auto r = request("agx-xavier", "resnet18-cifar10");
+    r.batch_size = batch;
+    const auto e = epoch(r, 1);
+    EXPECT_LT(e.e2e_s, previous_e2e) << "batch " << batch;
+    previous_e2e = e.e2e_s;
+  }
+  auto small = request("agx-xavier", "resnet18-cifar10");
+  small.batch_size = 4;
+  auto large = request("agx-xavier", "resnet18-cifar10");
+  large.batch_size = 8;
+  EXPECT_LT(compute_per_batch(epoch(large, 1)) / compute_per_batch(epoch(small, 1)), 2.0);
+}
+
+// F11. A larger batch raises the stall per batch (more samples to load per batch) but lowers
+// the stall per epoch (fewer batches, fewer waits). LeNet on the Nano stalls in every batch.
+TEST(Findings, F11_LargerBatchesStallMorePerBatchLessPerEpoch) {
+  auto small = request("jetson-nano", "lenet-mnist");
+  small.batch_size = 16;
+  auto large = request("jetson-nano", "lenet-mnist");
+  large.batch_size = 64;
+  const auto s = epoch(small, 1);
+  const auto l = epoch(large, 1);
+  EXPECT_GT(stall_per_batch(l), stall_per_batch(s));
+  EXPECT_LT(l.stall_s, s.stall_s);
+}
+
+// F12. The largest batch is bounded by memory, shared by CPU and GPU on a Jetson: ResNet-18's
+// activations (~7 MB a sample) fit on the 4 GB Nano at batch 64 but not at batch 512.
+TEST(Findings, F12_TooLargeABatchRunsOutOfMemory) {
+  auto fits = request("jetson-nano", "resnet18-cifar10", 1);
+  fits.batch_size = 64;
+  EXPECT_NO_THROW(prepare_and_check(fits));
+  auto too_big = request("jetson-nano", "resnet18-cifar10", 1);
+  too_big.batch_size = 512;
+  EXPECT_THROW(prepare_and_check(too_big), ConfigError);
+}
+
+// F14. For a large DNN the step is GPU-bound: compute time is inversely proportional to the
+// GPU clock. ResNet-18 on AGX Xavier at 1377 vs 675.75 MHz: the ratio of compute times is the
+// inverse ratio of clocks within 10 % (the memory-bound share does not scale).
+TEST(Findings, F14_GpuComputeInverselyProportionalToGpuClock) {
+  auto fast = request("agx-xavier", "resnet18-cifar10");
+  fast.gpu_freq = "1377MHz";
+  auto slow = request("agx-xavier", "resnet18-cifar10");
+  slow.gpu_freq = "675.75MHz";
+  const double ratio = epoch(slow, 1).compute_s / epoch(fast, 1).compute_s;
+  EXPECT_NEAR(ratio, 1377.0 / 675.75, 0.10 * 1377.0 / 675.75);
+}
+
+// F15. More cores and a higher CPU clock cut the stall, and also the compute (kernel launch
+// is CPU work), more so for a light model: LeNet's compute gains more than ResNet-18's.
+TEST(Findings, F15_MoreCpuCutsStallAndComputeMoreForLightModels) {
+  auto gain = [](const std::string& workload) {
+    auto low = request("agx-xavier", workload);
+    low.cores = 2;
+    low.cpu_freq = "1190.4MHz";
+    auto high = request("agx-xavier", workload);
+    high.cores = 8;
+    high.cpu_freq = "2265.6MHz";
+    const auto l = epoch(low, 1);
+    const auto h = epoch(high, 1);
+    EXPECT_LE(h.stall_s, l.stall_s) << workload;
+    EXPECT_LT(h.compute_s, l.compute_s) << workload;
+    return 1 - h.compute_s / l.compute_s;
+  };
+  EXPECT_GT(gain("lenet-mnist"), gain("resnet18-cifar10"));
+}
+
+// F16. For LeNet (CPU-bound: preprocessing and launch), the top GPU clock with a low CPU clock
+// is no faster than a low GPU clock with the top CPU clock.
+TEST(Findings, F16_TopGpuClockDoesNotHelpACpuBoundModel) {
+  auto gpu_heavy = request("agx-xavier", "lenet-mnist");
+  gpu_heavy.gpu_freq = "1377MHz";
+  gpu_heavy.cpu_freq = "1190.4MHz";
+  auto cpu_heavy = request("agx-xavier", "lenet-mnist");
+  cpu_heavy.gpu_freq = "675.75MHz";
+  cpu_heavy.cpu_freq = "2265.6MHz";
+  EXPECT_GE(epoch(gpu_heavy, 1).e2e_s, epoch(cpu_heavy, 1).e2e_s);
+}
+
+// F17. The memory clock affects both compute (the memory-bound share of the step) and stall
+// (page-cache reads and copies): at the lowest EMC step both are worse than at the highest.
+TEST(Findings, F17_MemoryClockAffectsComputeAndStall) {
+  auto fast = request("agx-xavier", "mobilenetv3-gld23k");
+  fast.emc_freq = "2133MHz";
+  auto slow = request("agx-xavier", "mobilenetv3-gld23k");
+  slow.emc_freq = "204MHz";
+  const auto f = epoch(fast, 1);
+  const auto s = epoch(slow, 1);
+  EXPECT_GT(s.compute_s, f.compute_s);
+  EXPECT_GT(s.stall_s, f.stall_s);
+}
+
+}  // namespace
+}  // namespace edgetwin::test
