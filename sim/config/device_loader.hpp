@@ -1,7 +1,11 @@
 // Loads a device file (devices/*.toml) into a DeviceSpec; the schema is in docs/schema.md.
 //
-// Contract: every problem in the file is collected and thrown as one ConfigError; the
-// returned spec is complete and valid (default_storage names one of its storage media).
+// Contract: every problem in the file is collected and thrown as one ConfigError, together
+// with the problems of the medium files it names (devices/media/<medium>.toml, each with its
+// own file:line:column). The returned spec is complete and valid: default_storage names one of
+// its storage media; frequency step lists ascend and end at their maximum; every power mode
+// has a unique id and name, cores within cpu.cores and caps the device's clocks can meet; and
+// default_power_mode names one of them (or is "" when the file has none).
 #pragma once
 
 #include <filesystem>

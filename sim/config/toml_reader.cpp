@@ -33,6 +33,26 @@ std::vector<std::string_view> split_key(std::string_view key) {
   }
 }
 
+// "power_mode[2]" -> ("power_mode", 2); a segment without a trailing [digits] has no index.
+std::pair<std::string_view, std::optional<std::size_t>> split_index(std::string_view segment) {
+  std::size_t open = segment.rfind('[');
+  if (open == std::string_view::npos || open == 0 || !segment.ends_with(']')) return {segment, std::nullopt};
+  std::string_view digits = segment.substr(open + 1, segment.size() - open - 2);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return {segment, std::nullopt};
+  }
+  std::size_t index = 0;
+  for (char digit : digits) index = index * 10 + static_cast<std::size_t>(digit - '0');
+  return {segment.substr(0, open), index};
+}
+
+// The element of an array a [i] segment names; nullptr when node is no array or i is past its end.
+const toml::node* element_of(const toml::node* node, std::optional<std::size_t> index) {
+  if (!node || !index) return node;
+  const toml::array* array = node->as_array();
+  return array ? array->get(*index) : nullptr;
+}
+
 std::string join_key(std::string_view parent, std::string_view name) {
   return parent.empty() ? std::string(name) : fmt::format("{}.{}", parent, name);
 }
@@ -102,6 +122,8 @@ std::string bounded(std::string_view noun, Bound bound) {
   switch (bound) {
     case Bound::positive: return fmt::format("positive {}", noun);
     case Bound::non_negative: return fmt::format("non-negative {}", noun);
+    case Bound::fraction: return fmt::format("{} from 0 to 1", noun);
+    case Bound::positive_fraction: return fmt::format("positive {} at most 1", noun);
     case Bound::any: break;
   }
   return std::string(noun);
@@ -118,7 +140,7 @@ std::string expected_scalar(std::string_view noun, Bound bound, std::string_view
 
 // "an array of positive numbers (s)"
 std::string expected_array(std::string_view noun, Bound bound, std::string_view unit) {
-  return with_unit(fmt::format("an array of {}s", bounded(noun, bound)), unit);
+  return with_unit(fmt::format("an array of {}", bounded(fmt::format("{}s", noun), bound)), unit);
 }
 
 template <typename T>
@@ -126,6 +148,8 @@ bool within(T value, Bound bound) {
   switch (bound) {
     case Bound::positive: return value > 0;
     case Bound::non_negative: return value >= 0;
+    case Bound::fraction: return value >= 0 && value <= 1;
+    case Bound::positive_fraction: return value > 0 && value <= 1;
     case Bound::any: break;
   }
   return true;
@@ -270,6 +294,31 @@ std::vector<std::string> TomlReader::table_names(std::string_view key, Presence 
   return names;
 }
 
+bool TomlReader::contains(std::string_view key) const { return parsed_ && lookup(key) != nullptr; }
+
+std::vector<std::string> TomlReader::table_array(std::string_view key, Presence presence) {
+  const std::string expected = fmt::format("at least one [[{}]] table", key);
+  Found found = find(key, presence, expected);
+  const toml::array* array = found.node ? found.node->as_array() : nullptr;
+  if (found.node && (!array || (!array->empty() && !array->is_array_of_tables()))) {
+    mark_asked_value(key);  // its contents are not walked for unknown keys: this is the problem to fix
+    report_bad_value(key, *found.node, fmt::format("an array of tables [[{}]]", key));
+    return {};
+  }
+  mark_asked_table(key);
+  asked_table_arrays_.emplace(key);
+  if (!array) return {};
+  if (array->empty() && presence == Presence::required) {
+    record(found.node->source().begin, key, fmt::format("expected {}, got none", expected));
+  }
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    keys.push_back(fmt::format("{}[{}]", key, i));
+    mark_asked_table(keys.back());
+  }
+  return keys;
+}
+
 bool TomlReader::read_string(std::string_view key, std::string& out, Presence presence) {
   mark_asked_value(key);
   const std::string expected = presence == Presence::required ? "a non-empty string" : "a string";
@@ -386,12 +435,18 @@ void TomlReader::add_error(std::string_view key, std::string message) {
   record(position_of(key), key, std::move(message));
 }
 
+void TomlReader::add_foreign_diagnostics(const std::vector<Diagnostic>& diagnostics) {
+  foreign_diagnostics_.insert(foreign_diagnostics_.end(), diagnostics.begin(), diagnostics.end());
+}
+
 void TomlReader::finish() {
   if (parsed_) report_unknown_keys(root_, "");
   std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
   });
-  if (!diagnostics_.empty()) throw ConfigError(diagnostics_);
+  std::vector<Diagnostic> all = diagnostics_;
+  all.insert(all.end(), foreign_diagnostics_.begin(), foreign_diagnostics_.end());
+  if (!all.empty()) throw ConfigError(std::move(all));
 }
 
 // Walks to key, reporting a missing required key and any parent that is not a table.
@@ -405,8 +460,9 @@ TomlReader::Found TomlReader::find(std::string_view key, Presence presence, std:
       report_bad_value(path, *node, "a table");
       return {};
     }
+    auto [name, index] = split_index(segment);
     path = join_key(path, segment);
-    node = table->get(segment);
+    node = element_of(table->get(name), index);
     if (!node && presence == Presence::optional) return {nullptr, true};
     if (!node) {
       add_error(key, fmt::format("missing required key; expected {}", expected));
@@ -416,15 +472,35 @@ TomlReader::Found TomlReader::find(std::string_view key, Presence presence, std:
   return {node, true};
 }
 
+// The node at key, or nullptr when it (or a table on the way) is not there.
+const toml::node* TomlReader::lookup(std::string_view key) const {
+  const toml::node* node = &root_;
+  for (std::string_view segment : split_key(key)) {
+    const toml::table* table = node->as_table();
+    auto [name, index] = split_index(segment);
+    node = table ? element_of(table->get(name), index) : nullptr;
+    if (!node) return nullptr;
+  }
+  return node;
+}
+
 // Where key is in the file, or where its nearest existing table starts; 0:0 for the top level.
 toml::source_position TomlReader::position_of(std::string_view key) const {
   toml::source_position position{};
   const toml::node* node = &root_;
   for (std::string_view segment : split_key(key)) {
+    auto [name, index] = split_index(segment);
     const toml::table* table = node->as_table();
-    node = table ? table->get(segment) : nullptr;
-    if (!node) break;
+    const toml::node* child = table ? table->get(name) : nullptr;
+    if (!child) break;
+    node = child;
     position = node->source().begin;
+    if (index) {
+      const toml::node* element = element_of(node, index);
+      if (!element) break;
+      node = element;
+      position = node->source().begin;
+    }
   }
   return position;
 }
@@ -474,6 +550,11 @@ void TomlReader::report_unknown_keys(const toml::table& table, const std::string
       record(name->source().begin, key, unknown_key_message(path, name->str()));
     } else if (const toml::table* child = node->as_table()) {
       report_unknown_keys(*child, key);
+    } else if (const toml::array* array = node->as_array(); array && asked_table_arrays_.contains(key)) {
+      for (std::size_t i = 0; i < array->size(); ++i) {
+        const toml::table* element = array->get(i)->as_table();
+        if (element) report_unknown_keys(*element, fmt::format("{}[{}]", key, i));
+      }
     } else {
       report_bad_value(key, *node, "a table");
     }
@@ -496,6 +577,7 @@ std::vector<std::string> TomlReader::asked_children(const std::string& parent) c
   for (const std::string& key : asked_) {
     if (!key.starts_with(prefix)) continue;
     std::string child = key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size());
+    child = std::string(split_index(child).first);  // power_mode[0] is a power_mode
     if (std::find(children.begin(), children.end(), child) == children.end()) children.push_back(child);
   }
   return children;

@@ -9,6 +9,8 @@
 // struct's default member value (the one place defaults live). It returns false when it
 // recorded a problem for the key or the file did not parse, so cross-checks can skip values
 // that are not there. Messages say the bad value and what was expected, with its unit.
+// Keys are dotted; an element of an array is written key[i] ("power_mode[2].cores"), as in
+// messages.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,13 @@
 namespace edgetwin {
 
 enum class Presence { required, optional };
-enum class Bound { any, positive, non_negative };
+enum class Bound {
+  any,
+  positive,
+  non_negative,
+  fraction,           // 0 <= x <= 1
+  positive_fraction,  // 0 < x <= 1
+};
 
 class TomlReader {
  public:
@@ -39,6 +47,11 @@ class TomlReader {
   // True when the key is in the file. Counts as asking for it as a table: its own keys must
   // still be asked for one by one.
   bool has(std::string_view key);
+  // True when the key is in the file. Asks for nothing: the key still has to be read.
+  bool contains(std::string_view key) const;
+  // Keys of the tables of an array of tables ([[power_mode]] -> "power_mode[0]", ...), in file
+  // order. Each table's keys must be asked for one by one. Required means at least one table.
+  std::vector<std::string> table_array(std::string_view key, Presence presence);
   // Names of the tables under key (the <name> of [storage.<name>]), in file order. Names must be
   // bare keys (letters, digits, '-', '_') since they are used on the command line. Required
   // means at least one such table.
@@ -63,6 +76,10 @@ class TomlReader {
   // table when absent). Dropped when the key already has a problem: the first says what to fix.
   void add_error(std::string_view key, std::string message);
 
+  // Adds problems found in another file this one refers to (a medium file): reported after
+  // this file's own, in the order given, each with its own file, line and column.
+  void add_foreign_diagnostics(const std::vector<Diagnostic>& diagnostics);
+
   // Reports unknown keys, then throws ConfigError if any problem was recorded.
   void finish();
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
@@ -76,6 +93,7 @@ class TomlReader {
   void load(const std::filesystem::path& file);
   void parse(const std::string& text);
   Found find(std::string_view key, Presence presence, std::string_view expected);
+  const toml::node* lookup(std::string_view key) const;
   toml::source_position position_of(std::string_view key) const;
   bool report_bad_value(std::string_view key, const toml::node& node, std::string_view expected);
   void record(toml::source_position position, std::string_view key, std::string message);
@@ -98,7 +116,9 @@ class TomlReader {
   std::vector<std::string> asked_;                     // every key asked for, in asking order (for hints)
   std::set<std::string, std::less<>> asked_values_;    // keys a getter read as a value
   std::set<std::string, std::less<>> asked_tables_;    // tables holding asked keys
+  std::set<std::string, std::less<>> asked_table_arrays_;  // arrays of tables asked for
   std::vector<Diagnostic> diagnostics_;
+  std::vector<Diagnostic> foreign_diagnostics_;        // from files this one refers to
 };
 
 // Reads one { kind, source } table such as provenance.cpu; kind is measured, spec or estimate.

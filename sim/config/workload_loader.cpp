@@ -19,7 +19,40 @@ constexpr std::array<std::string_view, 2> kLayouts{"in_ram", "file_per_sample"};
 void read_identity(TomlReader& reader, WorkloadSpec& workload) {
   reader.read_string("workload.name", workload.name, Presence::required);
   reader.read_string("workload.description", workload.description, Presence::required);
-  reader.read_string("workload.model", workload.model, Presence::required);
+  if (reader.contains("workload.model")) {  // the schema before the [model] table
+    std::string old_model;
+    reader.read_string("workload.model", old_model, Presence::optional);
+    reader.add_error("workload.model", "no longer read: the model is the [model] table now (name, parameters, "
+                                       "forward_flops_per_sample, training_flops_per_sample, "
+                                       "memory_bytes_per_sample, kernels_per_step; docs/schema.md)");
+  }
+}
+
+// [model]: what the network costs per sample, the basis of estimates for uncalibrated devices.
+void read_model(TomlReader& reader, ModelSpec& model) {
+  if (!reader.has("model")) {
+    reader.add_error("model", "missing required table; expected [model] with name, parameters, "
+                              "forward_flops_per_sample, training_flops_per_sample, memory_bytes_per_sample, "
+                              "kernels_per_step");
+  } else {
+    reader.read_string("model.name", model.name, Presence::required);
+    reader.read_count("model.parameters", model.parameters, Presence::required, Bound::positive, "parameters");
+    bool forward_ok = reader.read_number("model.forward_flops_per_sample", model.forward_flops_per_sample,
+                                         Presence::required, Bound::positive, "FLOP/sample");
+    bool training_ok = reader.read_number("model.training_flops_per_sample", model.training_flops_per_sample,
+                                          Presence::required, Bound::positive, "FLOP/sample");
+    // A training step runs the forward pass and more.
+    if (forward_ok && training_ok && model.training_flops_per_sample < model.forward_flops_per_sample) {
+      reader.add_error("model.training_flops_per_sample",
+                       fmt::format("expected at least model.forward_flops_per_sample ({} FLOP/sample), got {}",
+                                   model.forward_flops_per_sample, model.training_flops_per_sample));
+    }
+    reader.read_number("model.memory_bytes_per_sample", model.memory_bytes_per_sample, Presence::required,
+                       Bound::non_negative, "bytes/sample");
+    reader.read_count("model.kernels_per_step", model.kernels_per_step, Presence::required, Bound::positive,
+                      "kernels/step");
+  }
+  read_provenance(reader, "provenance.model", model.provenance);
 }
 
 void read_dataset(TomlReader& reader, DatasetSpec& dataset) {
@@ -123,6 +156,10 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
                      Bound::positive, "Hz");
   reader.read_number("costs.reference_gpu_freq_hz", costs.reference_gpu_freq_hz, Presence::required,
                      Bound::non_negative, "Hz");
+  reader.read_number("costs.reference_emc_freq_hz", costs.reference_emc_freq_hz, Presence::optional,
+                     Bound::non_negative, "Hz");
+  reader.read_number("costs.compute_memory_fraction", costs.compute_memory_fraction, Presence::optional,
+                     Bound::fraction, "share of the compute step that scales with the memory clock");
   for (const CostField& field : kCpuCosts) {
     reader.read_number(field.key, costs.*field.member, Presence::required, Bound::non_negative, field.unit);
   }
@@ -142,6 +179,8 @@ WorkloadSpec load_workload(const std::filesystem::path& file) {
   WorkloadSpec workload;
   workload.source_file = file.string();
   read_identity(reader, workload);
+  read_model(reader, workload.model_spec);
+  workload.model = workload.model_spec.name;
   read_dataset(reader, workload.dataset);
   read_loader(reader, workload.loader, workload.dataset.samples);
   read_costs(reader, workload.costs);

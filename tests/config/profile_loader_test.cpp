@@ -164,5 +164,18 @@ TEST_F(ProfileLoader, ApplyRefusesAnotherDeviceNamingBoth) {
                                           "run), got \"tiny\""));
 }
 
+TEST_F(ProfileLoader, MemoryClockCostKeysAreSharedWithWorkloads) {
+  ProfileSpec profile = load_profile(scratch_.write(
+      "profile.toml", replaced(kProfile, "reference_gpu_freq_hz = 0\n",
+                               "reference_gpu_freq_hz = 1.377e9\nreference_emc_freq_hz = 2.133e9\n"
+                               "compute_memory_fraction = 0.4\n")));
+  EXPECT_DOUBLE_EQ(profile.costs.reference_emc_freq_hz, 2.133e9);
+  EXPECT_DOUBLE_EQ(profile.costs.compute_memory_fraction, 0.4);
+  EXPECT_THAT(errors_after("reference_gpu_freq_hz = 0\n",
+                           "reference_gpu_freq_hz = 0\ncompute_memory_fraction = -0.5\n"),
+              ElementsAre(at("11:27: costs.compute_memory_fraction: expected a number from 0 to 1 (share of the "
+                             "compute step that scales with the memory clock), got -0.5")));
+}
+
 }  // namespace
 }  // namespace edgetwin

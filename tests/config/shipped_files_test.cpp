@@ -1,9 +1,15 @@
 // The files shipped in devices/ and workloads/ load, and hold the values they say they do.
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/config_error.hpp"
 #include "config/device_loader.hpp"
+#include "config/medium_loader.hpp"
 #include "config/run_validator.hpp"
 #include "config/workload_loader.hpp"
 
@@ -11,6 +17,84 @@ namespace edgetwin {
 namespace {
 
 const std::filesystem::path kSourceDir = EDGETWIN_SOURCE_DIR;
+
+// The *.toml files of one catalogue directory, sorted.
+std::vector<std::filesystem::path> toml_files_in(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Loads every file with load; a failure names the file and prints every problem.
+template <typename Load>
+void expect_all_load(const std::vector<std::filesystem::path>& files, Load load) {
+  for (const std::filesystem::path& file : files) {
+    try {
+      load(file);
+    } catch (const ConfigError& error) {
+      ADD_FAILURE() << file.string() << " does not load:\n" << error.what();
+    }
+  }
+}
+
+TEST(ShippedFiles, EveryDeviceLoads) {
+  std::vector<std::filesystem::path> files = toml_files_in(kSourceDir / "devices");
+  ASSERT_GE(files.size(), 5u);  // host-x86-2core and the four Jetsons
+  expect_all_load(files, [](const std::filesystem::path& file) { load_device(file); });
+}
+
+TEST(ShippedFiles, EveryMediumLoads) {
+  std::vector<std::filesystem::path> files = toml_files_in(kSourceDir / "devices/media");
+  ASSERT_GE(files.size(), 5u);  // microSD A1 and A2, eMMC 5.1, NVMe Gen3, HDD over USB 3
+  expect_all_load(files, [](const std::filesystem::path& file) { load_medium(file); });
+}
+
+TEST(ShippedFiles, EveryWorkloadLoads) {
+  std::vector<std::filesystem::path> files = toml_files_in(kSourceDir / "workloads");
+  ASSERT_GE(files.size(), 3u);  // the study's three
+  expect_all_load(files, [](const std::filesystem::path& file) { load_workload(file); });
+}
+
+TEST(ShippedFiles, AgxXavierHasItsStepsAndModes) {
+  DeviceSpec device = load_device(kSourceDir / "devices/agx-xavier.toml");
+  EXPECT_EQ(device.cpu.cores, 8);
+  EXPECT_EQ(device.cpu.available_freqs_hz.size(), 29u);
+  ASSERT_TRUE(device.gpu.has_value());
+  EXPECT_EQ(device.gpu->available_freqs_hz.size(), 14u);
+  EXPECT_EQ(device.memory.available_emc_freqs_hz.size(), 9u);
+  EXPECT_DOUBLE_EQ(device.cpu.available_freqs_hz.front(), 115.2e6);
+  EXPECT_DOUBLE_EQ(device.gpu->available_freqs_hz.back(), device.gpu->freq_hz);
+  ASSERT_EQ(device.power_modes.size(), 7u);
+  EXPECT_EQ(device.default_power_mode, "MAXN");
+  EXPECT_EQ(device.power_modes[1].name, "MODE_10W");
+  EXPECT_EQ(device.power_modes[1].cores, 2);
+  EXPECT_THAT(device.storage_names(), ::testing::ElementsAre("emmc", "nvme", "hdd-usb"));
+  EXPECT_EQ(device.find_storage("nvme")->medium, "nvme-gen3");
+}
+
+TEST(ShippedFiles, JetsonNanoDefaultStorageIsItsMicroSdCard) {
+  DeviceSpec device = load_device(kSourceDir / "devices/jetson-nano.toml");
+  const StorageSpec* storage = device.find_storage(device.default_storage);
+  ASSERT_NE(storage, nullptr);
+  EXPECT_EQ(storage->medium, "microsd-a1");
+  // The values and provenance of devices/media/microsd-a1.toml.
+  EXPECT_DOUBLE_EQ(storage->read_bw_bytes_per_s, 90.0e6);
+  EXPECT_DOUBLE_EQ(storage->request_s, 666.7e-6);
+  EXPECT_TRUE(storage->provenance.is_estimate());
+  EXPECT_TRUE(device.memory.available_emc_freqs_hz.empty());  // the EMC steps were not collected
+  EXPECT_EQ(device.default_power_mode, "MAXN");
+}
+
+TEST(ShippedFiles, Resnet18ModelIsTheCifarVariant) {
+  WorkloadSpec workload = load_workload(kSourceDir / "workloads/resnet18-cifar10.toml");
+  EXPECT_EQ(workload.model_spec.parameters, 11'173'962);
+  EXPECT_EQ(workload.model, workload.model_spec.name);
+  EXPECT_EQ(workload.dataset.samples, 50000);
+  EXPECT_EQ(workload.dataset.layout, DatasetLayout::in_ram);
+}
 
 TEST(ShippedFiles, HostDeviceLoads) {
   DeviceSpec device = load_device(kSourceDir / "devices/host-x86-2core.toml");
@@ -44,6 +128,8 @@ TEST(ShippedFiles, LenetWorkloadLoads) {
   EXPECT_DOUBLE_EQ(workload.costs.compute.at(256), 10.5e-3);
   EXPECT_DOUBLE_EQ(workload.footprint.model_bytes, 493'648);
   EXPECT_TRUE(workload.costs.provenance.is_estimate());
+  EXPECT_EQ(workload.model, "LeNet-5");
+  EXPECT_EQ(workload.model_spec.parameters, 61'706);
 }
 
 TEST(ShippedFiles, DefaultRunOfThemIsValid) {

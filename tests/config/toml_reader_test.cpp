@@ -153,5 +153,97 @@ TEST_F(TomlReaderTest, AddErrorKeepsTheFirstProblemOfAKey) {
   EXPECT_THAT(lines_of(reader), ElementsAre(at("1:5: x: expected a positive number (s), got -2")));
 }
 
+TEST_F(TomlReaderTest, ContainsAsksForNothing) {
+  TomlReader reader = reader_for("[a]\nb = 1\n");
+  EXPECT_TRUE(reader.contains("a.b"));
+  EXPECT_TRUE(reader.contains("a"));
+  EXPECT_FALSE(reader.contains("a.c"));
+  EXPECT_FALSE(reader.contains("a.b.c"));
+  EXPECT_THROW(reader.finish(), ConfigError);  // a.b was never read
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:2: a: unknown key")));
+}
+
+TEST_F(TomlReaderTest, TableArrayElementsAreReadByIndex) {
+  TomlReader reader = reader_for("[[mode]]\nid = 0\n[[mode]]\nid = 1\nidd = 2\n");
+  std::vector<std::string> tables = reader.table_array("mode", Presence::required);
+  ASSERT_THAT(tables, ElementsAre("mode[0]", "mode[1]"));
+  std::vector<int> ids;
+  for (const std::string& table : tables) {
+    int id = -1;
+    EXPECT_TRUE(reader.read_count(table + ".id", id, Presence::required, Bound::non_negative, ""));
+    ids.push_back(id);
+  }
+  EXPECT_THAT(ids, ElementsAre(0, 1));
+  EXPECT_TRUE(reader.contains("mode[1].idd"));
+  EXPECT_FALSE(reader.contains("mode[2]"));
+  EXPECT_THROW(reader.finish(), ConfigError);
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("5:1: mode[1].idd: unknown key; did you mean \"id\"? (valid here: "
+                                               "id)")));
+}
+
+TEST_F(TomlReaderTest, MissingKeyInATableArrayPointsAtItsTable) {
+  TomlReader reader = reader_for("[[mode]]\nid = 0\n\n[[mode]]\nname = \"x\"\n");
+  std::string name;
+  for (const std::string& table : reader.table_array("mode", Presence::optional)) {
+    int id = 0;
+    reader.read_count(table + ".id", id, Presence::required, Bound::non_negative, "");
+    reader.read_string(table + ".name", name, Presence::optional);
+  }
+  reader.add_error("mode[1].name", "a cross-check");
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("4:1: mode[1].id: missing required key; expected a non-negative "
+                                               "integer"),
+                                            at("5:8: mode[1].name: a cross-check")));
+}
+
+TEST_F(TomlReaderTest, TableArrayOfTheWrongKind) {
+  TomlReader reader = reader_for("mode = [1, 2]\nother = 3\n");
+  EXPECT_THAT(reader.table_array("mode", Presence::required), IsEmpty());
+  EXPECT_THAT(reader.table_array("absent", Presence::optional), IsEmpty());
+  EXPECT_THAT(reader.table_array("other", Presence::optional), IsEmpty());
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("1:8: mode: expected an array of tables [[mode]], got [1, 2]"),
+                                            at("2:9: other: expected an array of tables [[other]], got 3")));
+}
+
+TEST_F(TomlReaderTest, RequiredTableArray) {
+  TomlReader reader = reader_for("");
+  EXPECT_THAT(reader.table_array("mode", Presence::required), IsEmpty());
+  EXPECT_THAT(lines_of(reader), ElementsAre(scratch_.path_of("t.toml").string() +
+                                            ": mode: missing required key; expected at least one [[mode]] table"));
+}
+
+TEST_F(TomlReaderTest, FractionBounds) {
+  TomlReader reader = reader_for("a = 0\nb = 1\nc = 1.5\nd = 0\ne = 1\nf = [0.5, -0.1]\ng = 3\n");
+  double value = -1;
+  std::vector<double> values;
+  EXPECT_TRUE(reader.read_number("a", value, Presence::required, Bound::fraction, "share"));
+  EXPECT_TRUE(reader.read_number("b", value, Presence::required, Bound::fraction, "share"));
+  EXPECT_FALSE(reader.read_number("c", value, Presence::required, Bound::fraction, "share"));
+  EXPECT_FALSE(reader.read_number("d", value, Presence::required, Bound::positive_fraction, "share"));
+  EXPECT_TRUE(reader.read_number("e", value, Presence::required, Bound::positive_fraction, "share"));
+  EXPECT_FALSE(reader.read_numbers("f", values, Presence::required, Bound::fraction, "share"));
+  EXPECT_FALSE(reader.read_numbers("g", values, Presence::required, Bound::fraction, "share"));
+  EXPECT_THAT(lines_of(reader), ElementsAre(at("3:5: c: expected a number from 0 to 1 (share), got 1.5"),
+                                            at("4:5: d: expected a positive number at most 1 (share), got 0"),
+                                            at("6:11: f[1]: expected a number from 0 to 1 (share), got -0.1"),
+                                            at("7:5: g: expected an array of numbers from 0 to 1 (share), got 3")));
+}
+
+TEST_F(TomlReaderTest, ForeignDiagnosticsComeAfterTheFilesOwn) {
+  TomlReader reader = reader_for("x = -1\n");
+  double x = 0;
+  reader.read_number("x", x, Presence::required, Bound::positive, "s");
+  reader.add_foreign_diagnostics({Diagnostic{"other.toml", 1, 2, "medium.name", "first"},
+                                  Diagnostic{"other.toml", 0, 0, "medium", "second"}});
+  try {
+    reader.finish();
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& error) {
+    std::vector<std::string> lines;
+    for (const Diagnostic& diagnostic : error.diagnostics()) lines.push_back(diagnostic.to_string());
+    EXPECT_THAT(lines, ElementsAre(at("1:5: x: expected a positive number (s), got -1"),
+                                   "other.toml:1:2: medium.name: first", "other.toml: medium: second"));
+  }
+}
+
 }  // namespace
 }  // namespace edgetwin

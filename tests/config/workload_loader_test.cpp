@@ -19,7 +19,7 @@ using test::replaced;
 const std::string kWorkload = R"toml([workload]
 name = "tiny"
 description = "a workload for tests"
-model = "LeNet-5"
+# the model is the [model] table at the end
 
 [dataset]
 name = "digits"
@@ -54,6 +54,15 @@ worker_bytes = 150e6
 dataset = { kind = "spec", source = "paper" }
 costs = { kind = "measured", source = "calibrate" }
 footprint = { kind = "estimate", source = "guess" }
+model = { kind = "estimate", source = "counted layer by layer" }
+
+[model]
+name = "LeNet-5"
+parameters = 61706
+forward_flops_per_sample = 833040
+training_flops_per_sample = 2499120
+memory_bytes_per_sample = 137400
+kernels_per_step = 73
 )toml";
 
 class WorkloadLoader : public ::testing::Test {
@@ -74,7 +83,7 @@ class WorkloadLoader : public ::testing::Test {
 TEST_F(WorkloadLoader, LoadsEveryValue) {
   WorkloadSpec workload = load_workload(scratch_.write("workload.toml", kWorkload));
   EXPECT_EQ(workload.name, "tiny");
-  EXPECT_EQ(workload.model, "LeNet-5");
+  EXPECT_EQ(workload.model, "LeNet-5");  // = model_spec.name
   EXPECT_EQ(workload.dataset.name, "digits");
   EXPECT_EQ(workload.dataset.samples, 100);
   EXPECT_DOUBLE_EQ(workload.dataset.sample_bytes, 785);
@@ -98,6 +107,16 @@ TEST_F(WorkloadLoader, LoadsEveryValue) {
   EXPECT_DOUBLE_EQ(workload.footprint.activation_bytes_per_sample, 26000);
   EXPECT_DOUBLE_EQ(workload.footprint.worker_bytes, 150e6);
   EXPECT_EQ(workload.footprint.provenance.kind, "estimate");
+  EXPECT_EQ(workload.model_spec.name, "LeNet-5");
+  EXPECT_EQ(workload.model_spec.parameters, 61706);
+  EXPECT_DOUBLE_EQ(workload.model_spec.forward_flops_per_sample, 833040);
+  EXPECT_DOUBLE_EQ(workload.model_spec.training_flops_per_sample, 2499120);
+  EXPECT_DOUBLE_EQ(workload.model_spec.memory_bytes_per_sample, 137400);
+  EXPECT_EQ(workload.model_spec.kernels_per_step, 73);
+  EXPECT_EQ(workload.model_spec.provenance.source, "counted layer by layer");
+  // Optional [costs] keys keep the CostSpec defaults.
+  EXPECT_DOUBLE_EQ(workload.costs.reference_emc_freq_hz, CostSpec{}.reference_emc_freq_hz);
+  EXPECT_DOUBLE_EQ(workload.costs.compute_memory_fraction, CostSpec{}.compute_memory_fraction);
 }
 
 TEST_F(WorkloadLoader, LoaderTableIsOptional) {
@@ -193,6 +212,80 @@ TEST_F(WorkloadLoader, TwoErrorsInOneFileAreBothReported) {
                           at("33:1: footprint.worker_byte: unknown key; did you mean \"worker_bytes\"? (valid here: "
                              "process_bytes, model_bytes, optimizer_bytes, activation_bytes_per_sample, "
                              "worker_bytes)")));
+}
+
+TEST_F(WorkloadLoader, ZeroSamplesIsRejected) {
+  // Only one message: the batch size is not compared with a dataset size that is itself wrong.
+  EXPECT_THAT(errors_after("samples = 100", "samples = 0"),
+              ElementsAre(at("8:11: dataset.samples: expected a positive integer (samples), got 0")));
+}
+
+TEST_F(WorkloadLoader, MissingModelKey) {
+  EXPECT_THAT(errors_after("kernels_per_step = 73\n", ""),
+              ElementsAre(at("41:1: model.kernels_per_step: missing required key; expected a positive integer "
+                             "(kernels/step)")));
+}
+
+TEST_F(WorkloadLoader, MissingModelTableIsOneProblem) {
+  std::string text = kWorkload.substr(0, kWorkload.find("\n[model]") + 1);
+  scratch_.write("workload.toml", text);
+  EXPECT_THAT(error_lines([&] { load_workload(file_); }),
+              ElementsAre(file_.string() + ": model: missing required table; expected [model] with name, parameters, "
+                                           "forward_flops_per_sample, training_flops_per_sample, "
+                                           "memory_bytes_per_sample, kernels_per_step"));
+}
+
+TEST_F(WorkloadLoader, ModelNeedsItsProvenance) {
+  EXPECT_THAT(errors_after("model = { kind = \"estimate\", source = \"counted layer by layer\" }\n", ""),
+              ElementsAre(at("35:1: provenance.model: missing required key; expected { kind = \"measured\" | "
+                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+}
+
+TEST_F(WorkloadLoader, ModelValuesAreBounded) {
+  EXPECT_THAT(errors_after("parameters = 61706", "parameters = 61706.5"),
+              ElementsAre(at("43:14: model.parameters: expected a positive integer (parameters), got 61706.5")));
+  EXPECT_THAT(errors_after("forward_flops_per_sample = 833040", "forward_flops_per_sample = 0"),
+              ElementsAre(at("44:28: model.forward_flops_per_sample: expected a positive number (FLOP/sample), "
+                             "got 0")));
+  EXPECT_THAT(errors_after("memory_bytes_per_sample = 137400", "memory_bytes_per_sample = -1"),
+              ElementsAre(at("46:27: model.memory_bytes_per_sample: expected a non-negative number (bytes/sample), "
+                             "got -1")));
+  EXPECT_DOUBLE_EQ(load_after("memory_bytes_per_sample = 137400", "memory_bytes_per_sample = 0")
+                       .model_spec.memory_bytes_per_sample,
+                   0);
+  EXPECT_THAT(errors_after("kernels_per_step = 73", "kernels_per_step = 0"),
+              ElementsAre(at("47:20: model.kernels_per_step: expected a positive integer (kernels/step), got 0")));
+}
+
+TEST_F(WorkloadLoader, TrainingCostsAtLeastTheForwardPass) {
+  EXPECT_THAT(errors_after("training_flops_per_sample = 2499120", "training_flops_per_sample = 833039"),
+              ElementsAre(at("45:29: model.training_flops_per_sample: expected at least "
+                             "model.forward_flops_per_sample (833040 FLOP/sample), got 833039")));
+}
+
+TEST_F(WorkloadLoader, OldModelKeySaysWhereTheModelWent) {
+  EXPECT_THAT(errors_after("# the model is the [model] table at the end", "model = \"LeNet-5\""),
+              ElementsAre(at("4:9: workload.model: no longer read: the model is the [model] table now (name, "
+                             "parameters, forward_flops_per_sample, training_flops_per_sample, "
+                             "memory_bytes_per_sample, kernels_per_step; docs/schema.md)")));
+}
+
+TEST_F(WorkloadLoader, MemoryClockCostKeys) {
+  WorkloadSpec workload = load_after("reference_gpu_freq_hz = 1.1e9\n",
+                                     "reference_gpu_freq_hz = 1.1e9\nreference_emc_freq_hz = 1.6e9\n"
+                                     "compute_memory_fraction = 0.25\n");
+  EXPECT_DOUBLE_EQ(workload.costs.reference_emc_freq_hz, 1.6e9);
+  EXPECT_DOUBLE_EQ(workload.costs.compute_memory_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(load_after("reference_gpu_freq_hz = 1.1e9\n", "reference_gpu_freq_hz = 1.1e9\n"
+                                                                 "compute_memory_fraction = 1\n")
+                       .costs.compute_memory_fraction,
+                   1);
+  EXPECT_THAT(errors_after("reference_gpu_freq_hz = 1.1e9\n",
+                           "reference_gpu_freq_hz = 1.1e9\nreference_emc_freq_hz = -1\n"
+                           "compute_memory_fraction = 1.5\n"),
+              ElementsAre(at("21:25: costs.reference_emc_freq_hz: expected a non-negative number (Hz), got -1"),
+                          at("22:27: costs.compute_memory_fraction: expected a number from 0 to 1 (share of the "
+                             "compute step that scales with the memory clock), got 1.5")));
 }
 
 }  // namespace
