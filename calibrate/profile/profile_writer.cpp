@@ -69,6 +69,8 @@ std::string costs_section(const CostSpec& c) {
          key_value("preprocess_cpu_s_per_sample", toml_float(c.preprocess_cpu_s_per_sample)) +
          key_value("collate_cpu_s_per_sample", toml_float(c.collate_cpu_s_per_sample)) +
          key_value("launch_cpu_s_per_batch", toml_float(c.launch_cpu_s_per_batch)) +
+         (c.receive_cpu_s_per_batch != 0 ? key_value("receive_cpu_s_per_batch", toml_float(c.receive_cpu_s_per_batch))
+                                         : std::string()) +
          key_value("worker_startup_cpu_s", toml_float(c.worker_startup_cpu_s)) +
          key_value("compute", fmt::format("{{ batch_size = {}, seconds = {} }}", toml_number_array(c.compute.batch_sizes),
                                           toml_float_array(c.compute.seconds)));

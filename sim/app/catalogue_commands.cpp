@@ -43,9 +43,9 @@ void list_modes(const std::string& device_name) {
   }
   if (d.power_modes.empty()) fmt::print("  (none defined)\n");
   const auto steps = [](const std::vector<double>& list) { return list.empty() ? std::size_t{1} : list.size(); };
-  fmt::print("custom modes: {} cores x {} CPU x {} GPU x {} EMC steps = {}\n", d.cpu.cores,
-             steps(d.cpu.available_freqs_hz), d.gpu ? steps(d.gpu->available_freqs_hz) : 1,
-             steps(d.memory.available_emc_freqs_hz), custom_mode_count(d));
+  const std::string gpu = d.gpu ? fmt::format(" x {} GPU", steps(d.gpu->available_freqs_hz)) : std::string();
+  fmt::print("custom modes: {} cores x {} CPU{} x {} EMC steps = {}\n", d.cpu.cores, steps(d.cpu.available_freqs_hz),
+             gpu, steps(d.memory.available_emc_freqs_hz), custom_mode_count(d));
 }
 
 }  // namespace

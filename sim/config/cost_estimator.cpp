@@ -76,6 +76,7 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.preprocess_cpu_s_per_sample = ref.preprocess_cpu_s_per_sample * cpu_scale;
   costs.collate_cpu_s_per_sample = ref.collate_cpu_s_per_sample * cpu_scale;
   costs.worker_startup_cpu_s = ref.worker_startup_cpu_s * cpu_scale;
+  costs.receive_cpu_s_per_batch = ref.receive_cpu_s_per_batch * cpu_scale;
   std::string how;
   if (target.gpu) {
     require_roofline_inputs(workload, target);

@@ -15,10 +15,6 @@ namespace {
 // Two frequencies closer than 1 kHz are the same step (sysfs lists kHz).
 constexpr double same_step_hz = 1e3;
 
-// Mode tables quote caps rounded to the MHz (GPU "900" for 905.25 MHz): a step up to 1 %
-// above a cap is taken to be the one the cap means.
-constexpr double cap_rounding = 1.01;
-
 std::vector<double> steps_or_max(const std::vector<double>& steps, double max_hz) {
   return steps.empty() ? std::vector<double>{max_hz} : steps;
 }
@@ -29,7 +25,7 @@ double capped_clock(const std::vector<double>& steps, double max_hz, double cap_
   if (steps.empty()) return std::min(cap_hz, max_hz);
   double clock = steps.front();
   for (const double step : steps)
-    if (step <= cap_hz * cap_rounding) clock = step;
+    if (step <= cap_hz + same_step_hz) clock = step;
   return clock;
 }
 

@@ -4,8 +4,8 @@
 // Contract: every function validates against the device file and throws ConfigError with
 // the valid choices (mode names and ids; the nearest frequency steps). A named mode caps each
 // clock: the clock runs at the highest available step at or below the cap (with no step list
-// in the device file, at the cap itself), as nvpmodel does; caps are taken as rounded to the
-// MHz, so a step up to 1 % above a cap counts as at it. apply_operating_point returns the
+// in the device file, at the cap itself), as cpufreq and devfreq do with a max_freq that is
+// not a step. apply_operating_point returns the
 // device with its cores, clocks and memory bandwidth (linear in the memory clock) set.
 #pragma once
 
@@ -20,11 +20,11 @@ namespace edgetwin {
 
 // What the user asked for: a mode, explicit values, or both (explicit values override the mode).
 struct OperatingPointRequest {
-  std::string power_mode;  // name or id; "" = the device's default mode, or its maxima
-  std::optional<int> cores;
-  std::optional<double> cpu_hz;
-  std::optional<double> gpu_hz;
-  std::optional<double> emc_hz;
+  std::string power_mode{};  // name or id; "" = the device's default mode, or its maxima
+  std::optional<int> cores{};
+  std::optional<double> cpu_hz{};
+  std::optional<double> gpu_hz{};
+  std::optional<double> emc_hz{};
 };
 
 OperatingPoint resolve_operating_point(const DeviceSpec& device, const OperatingPointRequest& request);

@@ -163,6 +163,8 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
   for (const CostField& field : kCpuCosts) {
     reader.read_number(field.key, costs.*field.member, Presence::required, Bound::non_negative, field.unit);
   }
+  reader.read_number("costs.receive_cpu_s_per_batch", costs.receive_cpu_s_per_batch, Presence::optional,
+                     Bound::non_negative, "s/batch");
   read_compute_curve(reader, costs.compute);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }

@@ -61,6 +61,7 @@ class Pipeline {
     BatchRecord record;
     const BatchWork* work = nullptr;  // full_batch_work_ or last_batch_work_
     double io_s = 0;
+    double before_step_s = 0;  // receive + host-to-device copy, ahead of the step
     int pending_steps = 0;
     bool ready = false;
   };

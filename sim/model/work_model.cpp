@@ -35,6 +35,7 @@ BatchWork WorkModel::batch(int samples) const {
   const double n = samples;
   work.fetch_cpu_cycles = cpu_cycles(costs_.fetch_cpu_s_per_sample * n);
   work.preprocess_cpu_cycles = cpu_cycles((costs_.preprocess_cpu_s_per_sample + costs_.collate_cpu_s_per_sample) * n);
+  work.receive_cpu_cycles = cpu_cycles(costs_.receive_cpu_s_per_batch);
   const double compute_s = costs_.compute.at(n);
   if (has_gpu_) {
     work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;

@@ -22,6 +22,7 @@ struct BatchWork {
   double h2d_s = 0;                  // host-to-device copy; 0 on CPU-only devices
   double gpu_cycles = 0;             // 0 on CPU-only devices
   double launch_cpu_cycles = 0;      // trainer's CPU work beside the GPU step
+  double receive_cpu_cycles = 0;     // trainer's CPU work to take the batch from a worker
   double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step
   int cpu_compute_threads = 0;
 };

@@ -39,12 +39,12 @@ TEST(PowerModes, AgxXavierCustomSpaceIsTheStudys29232Modes) {
 
 TEST(PowerModes, NamedModeRunsAtTheStepsItsCapsAllow) {
   const auto agx = device("agx-xavier");
-  // MODE_30W_ALL caps: 8 cores, CPU 1200, GPU 900, EMC 1600 MHz. CPU runs at the highest step
-  // at or below 1200 (1190.4); "900" is the table's rounding of the 905.25 MHz step.
+  // MODE_30W_ALL caps: 8 cores, CPU 1200, GPU 900, EMC 1600 MHz. Each clock runs at the
+  // highest step at or below its cap, as cpufreq/devfreq do: CPU 1190.4, GPU 828.75 MHz.
   const auto p = resolve_operating_point(agx, {.power_mode = "MODE_30W_ALL"});
   EXPECT_EQ(p.cores, 8);
   EXPECT_DOUBLE_EQ(p.cpu_hz, 1190.4e6);
-  EXPECT_DOUBLE_EQ(p.gpu_hz, 905.25e6);
+  EXPECT_DOUBLE_EQ(p.gpu_hz, 828.75e6);
   EXPECT_DOUBLE_EQ(p.emc_hz, 1600e6);
   const auto by_id = resolve_operating_point(agx, {.power_mode = "3"});
   EXPECT_DOUBLE_EQ(by_id.cpu_hz, p.cpu_hz);
@@ -74,9 +74,10 @@ TEST(PowerModes, UnknownModeListsTheValidOnes) {
 }
 
 TEST(PowerModes, FrequencyNotAStepSuggestsTheNearest) {
+  // 1000 MHz lies between the 905.25 and 1032.75 MHz steps; the three nearest are listed.
   const auto message = error_of(device("agx-xavier"), {.gpu_hz = 1000e6});
-  EXPECT_NE(message.find("--gpu-freq: GPU clock 1000 MHz is not one of the device's steps; nearest: "
-                         "905.25 MHz, 1.03275 GHz, 1.1985 GHz"),
+  EXPECT_NE(message.find("--gpu-freq: GPU clock 1 GHz is not one of the device's steps; nearest: "
+                         "828.75 MHz, 905.25 MHz, 1.03275 GHz"),
             std::string::npos)
       << message;
 }
