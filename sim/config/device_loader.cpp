@@ -30,6 +30,12 @@ constexpr double kCapRounding = 1.01;
 // How many steps a message about a frequency that is not one of them lists.
 constexpr std::size_t kNearestStepsShown = 3;
 
+// Active power scales as (f / f_max)^dvfs_exponent: 1 is power linear in the clock at a fixed
+// voltage, 3 is voltage rising in proportion to the clock (P ~ C V^2 f); 4 leaves room for
+// leakage growing with voltage. Outside that a value is a mistake, not a chip.
+constexpr double kDvfsExponentMin = 1.0;
+constexpr double kDvfsExponentMax = 4.0;
+
 // One settable clock as the file describes it, for checking the caps of power modes.
 struct Clock {
   std::string max_key;        // "cpu.freq_hz"
@@ -152,6 +158,7 @@ class MediaShelf {
     storage.read_bw_bytes_per_s = it->second->read_bw_bytes_per_s;
     storage.request_s = it->second->request_s;
     storage.request_bytes = it->second->request_bytes;
+    storage.active_power_w = it->second->active_power_w;
     storage.provenance = it->second->provenance;
   }
 
@@ -181,7 +188,7 @@ StorageForm read_one_storage(TomlReader& reader, MediaShelf& media, StorageSpec&
     reader.read_string(medium_key, absent, Presence::optional);  // asked for, so hints list it
     if (!inline_keys.empty()) return StorageForm::inline_rates;
     reader.add_error(table, fmt::format("expected medium = \"<name>\" ({}) or the keys read_bw_bytes_per_s, "
-                                        "request_s and optionally request_bytes, got neither",
+                                        "request_s and optionally request_bytes and active_power_w, got neither",
                                         media.choices()));
     return StorageForm::unclear;
   }
@@ -195,7 +202,7 @@ StorageForm read_one_storage(TomlReader& reader, MediaShelf& media, StorageSpec&
   }
   if (!inline_keys.empty()) {
     reader.add_error(medium_key, fmt::format("expected either a medium or the keys read_bw_bytes_per_s, request_s, "
-                                             "request_bytes, not both; got medium = \"{}\" and {}",
+                                             "request_bytes, active_power_w, not both; got medium = \"{}\" and {}",
                                              stem, fmt::join(inline_keys, ", ")));
     return StorageForm::unclear;
   }
@@ -384,6 +391,70 @@ void read_power_modes(TomlReader& reader, DeviceSpec& device) {
   read_provenance(reader, "provenance.power_modes", device.power_modes_provenance);
 }
 
+// A part's busy power must be at least its idle power: busy includes idle (specs.hpp).
+void check_max_at_least_idle(TomlReader& reader, const std::string& max_key, double max_w, const std::string& idle_key,
+                             double idle_w) {
+  if (max_w >= idle_w) return;
+  reader.add_error(max_key, fmt::format("expected at least {} ({} W), got {}", idle_key, idle_w, max_w));
+}
+
+// A watt figure that is only allowed with a [gpu]: read (so it is not also unknown), then refused.
+void refuse_without_gpu(TomlReader& reader, const std::string& key) {
+  if (!reader.contains(key)) return;
+  double ignored = 0;
+  reader.read_number(key, ignored, Presence::optional, Bound::any, "W");
+  reader.add_error(key, "not allowed: the device has no [gpu]");
+}
+
+// [power], optional: without it the device has no energy figures, and provenance.power is a
+// mistake. Every watt figure is required and non-negative except dvfs_exponent.
+std::optional<PowerSpec> read_power(TomlReader& reader, const DeviceSpec& device) {
+  if (!reader.has("power")) {
+    if (reader.contains("provenance.power")) {
+      Provenance unused;
+      read_provenance(reader, "provenance.power", unused);
+      reader.add_error("provenance.power", "not used: the file has no [power] table; remove it");
+    }
+    return std::nullopt;
+  }
+  PowerSpec power;
+  const auto watts = [&](const std::string& key, double& out) {
+    return reader.read_number(key, out, Presence::required, Bound::non_negative, "W");
+  };
+  watts("power.board_w", power.board_w);
+  const bool core_idle_ok = watts("power.cpu_core_idle_w", power.cpu_core_idle_w);
+  if (watts("power.cpu_core_max_w", power.cpu_core_max_w) && core_idle_ok) {
+    check_max_at_least_idle(reader, "power.cpu_core_max_w", power.cpu_core_max_w, "power.cpu_core_idle_w",
+                            power.cpu_core_idle_w);
+  }
+  if (device.gpu) {
+    const bool gpu_idle_ok = watts("power.gpu_idle_w", power.gpu_idle_w);
+    if (watts("power.gpu_max_w", power.gpu_max_w) && gpu_idle_ok) {
+      check_max_at_least_idle(reader, "power.gpu_max_w", power.gpu_max_w, "power.gpu_idle_w", power.gpu_idle_w);
+    }
+  } else {
+    refuse_without_gpu(reader, "power.gpu_idle_w");
+    refuse_without_gpu(reader, "power.gpu_max_w");
+  }
+  watts("power.emc_max_w", power.emc_max_w);
+  const std::string exponent_key = "power.dvfs_exponent";
+  double exponent = power.dvfs_exponent;
+  if (reader.read_number(exponent_key, exponent, Presence::optional, Bound::any, "exponent of f / f_max")) {
+    if (exponent < kDvfsExponentMin || exponent > kDvfsExponentMax) {
+      reader.add_error(exponent_key, fmt::format("expected a number from {} to {} (exponent of f / f_max), got {}",
+                                                 kDvfsExponentMin, kDvfsExponentMax, exponent));
+    } else {
+      power.dvfs_exponent = exponent;
+    }
+  }
+  watts("power.idle_dvfs_off_w", power.idle_dvfs_off_w);
+  watts("power.idle_dvfs_on_w", power.idle_dvfs_on_w);
+  watts("power.suspend_wol_w", power.suspend_wol_w);
+  watts("power.logging_harness_w", power.logging_harness_w);
+  read_provenance(reader, "provenance.power", power.provenance);
+  return power;
+}
+
 }  // namespace
 
 DeviceSpec load_device(const std::filesystem::path& file) {
@@ -397,6 +468,7 @@ DeviceSpec load_device(const std::filesystem::path& file) {
   read_storage(reader, device, file);
   check_default_storage(reader, device);
   read_power_modes(reader, device);
+  device.power = read_power(reader, device);
   reader.finish();
   return device;
 }

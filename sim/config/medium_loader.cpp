@@ -12,7 +12,8 @@
 namespace edgetwin {
 namespace {
 
-constexpr std::array<std::string_view, 3> kRateKeys{"read_bw_bytes_per_s", "request_s", "request_bytes"};
+constexpr std::array<std::string_view, 4> kRateKeys{"read_bw_bytes_per_s", "request_s", "request_bytes",
+                                                   "active_power_w"};
 
 }  // namespace
 
@@ -20,6 +21,7 @@ void read_storage_rates(TomlReader& reader, const std::string& table, StorageSpe
   reader.read_number(table + ".read_bw_bytes_per_s", out.read_bw_bytes_per_s, presence, Bound::positive, "bytes/s");
   reader.read_number(table + ".request_s", out.request_s, presence, Bound::non_negative, "s");
   reader.read_number(table + ".request_bytes", out.request_bytes, Presence::optional, Bound::positive, "bytes");
+  reader.read_number(table + ".active_power_w", out.active_power_w, Presence::optional, Bound::non_negative, "W");
 }
 
 std::vector<std::string> storage_rate_keys_present(const TomlReader& reader, const std::string& table) {

@@ -3,9 +3,9 @@
 //
 // Contract: load_medium collects every problem of the medium file and throws one ConfigError
 // whose diagnostics carry the medium file's own name, line and column. The returned spec has
-// medium = the file's stem, its rates and its provenance; name is left for the device to set.
-// read_storage_rates holds the rules of the three rate keys once, for medium files and for
-// inline [storage.<name>] tables.
+// medium = the file's stem, its rates, its active power and its provenance; name is left for
+// the device to set. read_storage_rates holds the rules of the four keys once, for medium files
+// and for inline [storage.<name>] tables.
 #pragma once
 
 #include <filesystem>
@@ -25,8 +25,8 @@ std::filesystem::path media_dir_of(const std::filesystem::path& device_file);
 // empty when the directory does not exist.
 std::vector<std::string> medium_names(const std::filesystem::path& media_dir);
 
-// read_bw_bytes_per_s and request_s (required unless presence is optional), request_bytes
-// (optional) under table.
+// read_bw_bytes_per_s and request_s (required unless presence is optional), request_bytes and
+// active_power_w (optional) under table.
 void read_storage_rates(TomlReader& reader, const std::string& table, StorageSpec& out,
                         Presence presence = Presence::required);
 // Which of those keys are in table, in schema order; asks for nothing.

@@ -210,6 +210,9 @@ struct RunConfig {
   int epochs = 1;
   CacheStart cache = CacheStart::cold;
   std::uint64_t seed = 1;
+  // Simulate only the first window_batches batches of each epoch (0: all), for sweeps that
+  // extrapolate the rest (report/window_extrapolator.hpp).
+  std::int64_t window_batches = 0;
 };
 
 }  // namespace edgetwin

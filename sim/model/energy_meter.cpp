@@ -12,8 +12,9 @@ void EnergyMeter::start_epoch(double now_s) {
   peak_w_ = 0;
 }
 
-void EnergyMeter::tick(double now_s) {
+double EnergyMeter::tick(double now_s) {
   if (now_s - window_start_s_ >= window_s_) close_window(now_s);
+  return platform_.consumed_energy_j() - epoch_start_j_;
 }
 
 void EnergyMeter::close_window(double now_s) {

@@ -22,7 +22,7 @@ class EnergyMeter {
   explicit EnergyMeter(const Platform& platform, double window_s = 1.0);
 
   void start_epoch(double now_s);
-  void tick(double now_s);
+  double tick(double now_s);  // returns the energy since the epoch began
   EpochEnergy finish_epoch(double now_s);
 
  private:

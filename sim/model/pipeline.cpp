@@ -10,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   int epochs, EnergyMeter* energy)
+                   int epochs, EnergyMeter* energy, std::int64_t window_batches)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -20,6 +20,7 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       observer_(observer),
       epochs_(epochs),
       energy_(energy),
+      window_batches_(window_batches),
       workers_(static_cast<std::size_t>(loader.workers)) {
   dispatch_completions_once();
 }
@@ -54,9 +55,10 @@ void Pipeline::start_epoch() {
   order_ = &sampler_.order(epoch_);
   const std::int64_t samples = dataset_.samples;
   const std::int64_t size = loader_.batch_size;
-  const std::int64_t count = loader_.drop_last ? samples / size : (samples + size - 1) / size;
+  batches_in_epoch_ = loader_.drop_last ? samples / size : (samples + size - 1) / size;
+  const std::int64_t count = window_batches_ > 0 ? std::min(window_batches_, batches_in_epoch_) : batches_in_epoch_;
   full_batch_work_ = work_.batch(static_cast<int>(size));
-  last_batch_work_ = work_.batch(static_cast<int>(samples - (count - 1) * size));
+  last_batch_work_ = work_.batch(static_cast<int>(samples - (batches_in_epoch_ - 1) * size));
   auto& list = batches();
   list.assign(static_cast<std::size_t>(count), Batch{});
   for (std::int64_t i = 0; i < count; ++i) {
@@ -90,6 +92,8 @@ void Pipeline::start_epoch() {
 void Pipeline::finish_epoch() {
   EpochRecord record;
   record.epoch = epoch_;
+  record.batches_in_epoch = batches_in_epoch_;
+  record.batches_simulated = static_cast<std::int64_t>(batches().size());
   record.start_s = epoch_start_s_;
   record.end_s = now();
   record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
@@ -225,7 +229,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
   Batch& batch = batches()[index];
   if (--batch.pending_steps > 0) return;
   batch.record.compute_end_s = now();
-  if (energy_ != nullptr) energy_->tick(batch.record.compute_end_s);
+  if (energy_ != nullptr) batch.record.energy_j = energy_->tick(batch.record.compute_end_s);
   observer_.on_batch_done(batch.record);
   trainer_busy_ = false;
   trainer_idle_since_s_ = now();

@@ -39,7 +39,7 @@ class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
            PageCache* cache, Sampler& sampler, PipelineObserver& observer, int epochs,
-           EnergyMeter* energy = nullptr);
+           EnergyMeter* energy = nullptr, std::int64_t window_batches = 0);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -99,6 +99,8 @@ class Pipeline {
   PipelineObserver& observer_;
   int epochs_;
   EnergyMeter* energy_;
+  std::int64_t window_batches_;
+  std::int64_t batches_in_epoch_ = 0;
 
   int epoch_ = 0;
   bool epoch_running_ = false;

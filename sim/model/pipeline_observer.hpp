@@ -28,10 +28,13 @@ struct BatchRecord {
   double fetch_s = 0;            // I/O plus the fetch part of the worker's CPU time
   double preprocess_s = 0;       // preprocess + collate part of the worker's CPU time
   double gpu_busy_s = 0;         // GPU time of the step (0 without GPU)
+  double energy_j = 0;           // device energy since the epoch began, at compute_end_s (with power data)
 };
 
 struct EpochRecord {
   int epoch = 0;
+  std::int64_t batches_in_epoch = 0;   // the epoch's full length
+  std::int64_t batches_simulated = 0;  // fewer when the run simulates a window of each epoch
   double start_s = 0;
   double end_s = 0;
   double cpu_busy_core_s = 0;    // CPU work done in the epoch, in core-seconds

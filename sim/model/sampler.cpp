@@ -21,18 +21,28 @@ std::uint64_t below(std::uint64_t& state, std::uint64_t bound) {
 
 }  // namespace
 
-Sampler::Sampler(std::int64_t samples, bool shuffle, std::uint64_t seed)
-    : samples_(samples), shuffle_(shuffle), seed_(seed), order_(static_cast<std::size_t>(samples)) {}
+Sampler::Sampler(std::int64_t samples, bool shuffle, std::uint64_t seed, bool shared)
+    : samples_(samples), shuffle_(shuffle), seed_(seed), shared_(shared) {}
 
 const std::vector<std::int64_t>& Sampler::order(int epoch) {
-  std::iota(order_.begin(), order_.end(), std::int64_t{0});
-  if (!shuffle_) return order_;
+  if (!shared_) {
+    shuffle_into(order_, epoch);
+    return order_;
+  }
+  auto [it, inserted] = orders_.try_emplace(epoch);
+  if (inserted) shuffle_into(it->second, epoch);
+  return it->second;
+}
+
+void Sampler::shuffle_into(std::vector<std::int64_t>& order, int epoch) const {
+  order.resize(static_cast<std::size_t>(samples_));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  if (!shuffle_) return;
   std::uint64_t state = seed_ * 0x100000001b3ULL + static_cast<std::uint64_t>(epoch) + 1;
   for (std::int64_t i = samples_ - 1; i > 0; --i) {
     const auto j = static_cast<std::int64_t>(below(state, static_cast<std::uint64_t>(i) + 1));
-    std::swap(order_[i], order_[j]);
+    std::swap(order[i], order[j]);
   }
-  return order_;
 }
 
 }  // namespace edgetwin

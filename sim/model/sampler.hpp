@@ -7,20 +7,27 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace edgetwin {
 
 class Sampler {
  public:
-  Sampler(std::int64_t samples, bool shuffle, std::uint64_t seed);
+  // shared: several pipelines use this sampler, each at its own epoch, so every epoch's
+  // order is kept (and computed once) instead of one buffer being reused.
+  Sampler(std::int64_t samples, bool shuffle, std::uint64_t seed, bool shared = false);
   const std::vector<std::int64_t>& order(int epoch);
 
  private:
+  void shuffle_into(std::vector<std::int64_t>& order, int epoch) const;
+
   std::int64_t samples_;
   bool shuffle_;
   std::uint64_t seed_;
+  bool shared_;
   std::vector<std::int64_t> order_;
+  std::map<int, std::vector<std::int64_t>> orders_;  // shared: one per epoch
 };
 
 }  // namespace edgetwin

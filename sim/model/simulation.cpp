@@ -1,7 +1,10 @@
 #include "model/simulation.hpp"
 
+#include <deque>
+#include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
@@ -39,30 +42,74 @@ bool engine_created = false;
 
 }  // namespace
 
-Simulation::Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run)
-    : device_(std::move(device)), workload_(std::move(workload)), run_(std::move(run)) {
-  workload_.loader = run_.loader;
-  storage_ = device_.find_storage(run_.storage.empty() ? device_.default_storage : run_.storage);
-  if (storage_ == nullptr) throw ConfigError({Diagnostic{"", 0, 0, "--storage", fmt::format("unknown storage \"{}\"", run_.storage)}});
-  cache_capacity_bytes_ = edgetwin::page_cache_capacity_bytes(device_, workload_, run_.loader);
-  check_model_inputs();
+// What one member needs while the engine runs; built after the engine exists.
+struct Simulation::Running {
+  Running(const Member& m, simgrid::s4u::NetZone* root, std::size_t index, Sampler& sampler)
+      : storage(m.device.storage[m.storage_index]),
+        platform(m.device, storage, root, root == nullptr ? std::string() : fmt::format("m{}", index)),
+        work(m.device, m.workload, storage),
+        fanout(m.observers) {
+    if (platform.has_energy()) energy = std::make_unique<EnergyMeter>(platform);
+    if (m.workload.dataset.layout == DatasetLayout::file_per_sample) {
+      cache = std::make_unique<PageCache>(m.workload.dataset.samples, m.workload.dataset.sample_bytes,
+                                          m.cache_capacity_bytes);
+      if (m.run.cache == CacheStart::warm) cache->fill_in_order();
+    }
+    pipeline = std::make_unique<Pipeline>(platform, work, m.workload.dataset, m.run.loader, cache.get(), sampler,
+                                          fanout, m.run.epochs, energy.get(), m.run.window_batches);
+  }
+
+  const StorageSpec& storage;
+  Platform platform;
+  WorkModel work;
+  ObserverFanout fanout;
+  std::unique_ptr<EnergyMeter> energy;
+  std::unique_ptr<PageCache> cache;
+  std::unique_ptr<Pipeline> pipeline;
+};
+
+Simulation::Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run) {
+  add_member(std::move(device), std::move(workload), std::move(run));
 }
 
-void Simulation::check_model_inputs() const {
+std::size_t Simulation::add_member(DeviceSpec device, WorkloadSpec workload, RunConfig run) {
+  Member m{std::move(device), std::move(workload), std::move(run), 0, 0, {}};
+  m.workload.loader = m.run.loader;
+  const std::string storage = m.run.storage.empty() ? m.device.default_storage : m.run.storage;
+  const StorageSpec* found = m.device.find_storage(storage);
+  if (found == nullptr)
+    throw ConfigError({Diagnostic{"", 0, 0, "--storage", fmt::format("unknown storage \"{}\"", storage)}});
+  m.storage_index = static_cast<std::size_t>(found - m.device.storage.data());
+  m.cache_capacity_bytes = edgetwin::page_cache_capacity_bytes(m.device, m.workload, m.run.loader);
+  check_model_inputs(m);
+  members_.push_back(std::move(m));
+  return members_.size() - 1;
+}
+
+void Simulation::add_observer(std::size_t member, PipelineObserver& observer) {
+  members_.at(member).observers.push_back(&observer);
+}
+
+const StorageSpec& Simulation::storage(std::size_t member) const {
+  const Member& m = members_.at(member);
+  return m.device.storage[m.storage_index];
+}
+
+void Simulation::check_model_inputs(const Member& m) {
   std::vector<Diagnostic> problems;
-  if (cache_capacity_bytes_ <= 0) {
-    problems.push_back({workload_.source_file, 0, 0, "footprint",
+  if (m.cache_capacity_bytes <= 0) {
+    problems.push_back({m.workload.source_file, 0, 0, "footprint",
                         fmt::format("training needs more RAM than {} has: {:.0f} bytes short "
                                     "(RAM minus OS base minus process, model, optimizer, activations x batch "
                                     "size, workers x worker_bytes); the run would fail with out-of-memory",
-                                    device_.name, -cache_capacity_bytes_)});
+                                    m.device.name, -m.cache_capacity_bytes)});
   }
-  const bool gpu_costs = workload_.costs.reference_gpu_freq_hz > 0;
-  if (device_.gpu.has_value() != gpu_costs) {
-    problems.push_back({workload_.source_file, 0, 0, "costs.reference_gpu_freq_hz",
+  const bool gpu_costs = m.workload.costs.reference_gpu_freq_hz > 0;
+  if (m.device.gpu.has_value() != gpu_costs) {
+    problems.push_back({m.workload.source_file, 0, 0, "costs.reference_gpu_freq_hz",
                         fmt::format("costs taken on a {} device (\"{}\") cannot describe {}, which {}",
-                                    gpu_costs ? "GPU" : "CPU-only", workload_.costs.device, device_.name,
-                                    device_.gpu ? "has a GPU" : "has no GPU")});
+                                    gpu_costs ? "GPU" : "CPU-only", m.workload.costs.device, m.device.name,
+                                    m.device.gpu ? "has a GPU" : "has no GPU")});
   }
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }
@@ -76,22 +123,26 @@ void Simulation::run() {
   char quiet[] = "--log=root.thres:critical";
   char* argv[] = {name, quiet, nullptr};
   simgrid::s4u::Engine engine(&argc, argv);
-  if (device_.power) Platform::enable_energy_accounting();
+  for (const auto& m : members_)
+    if (m.device.power) {
+      Platform::enable_energy_accounting();
+      break;
+    }
 
-  const Platform platform(device_, *storage_);
-  std::unique_ptr<EnergyMeter> energy;
-  if (platform.has_energy()) energy = std::make_unique<EnergyMeter>(platform);
-  const WorkModel work(device_, workload_, *storage_);
-  std::unique_ptr<PageCache> cache;
-  if (workload_.dataset.layout == DatasetLayout::file_per_sample) {
-    cache = std::make_unique<PageCache>(workload_.dataset.samples, workload_.dataset.sample_bytes, cache_capacity_bytes_);
-    if (run_.cache == CacheStart::warm) cache->fill_in_order();
+  // A lone member's zone is the root; several members each get a zone under a common root.
+  simgrid::s4u::NetZone* root = members_.size() > 1 ? simgrid::s4u::create_full_zone("members") : nullptr;
+  // Members reading the same dataset in the same order share one sampler (and its memory).
+  std::map<std::tuple<std::int64_t, bool, std::uint64_t>, Sampler> samplers;
+  std::deque<Running> running;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    const Member& m = members_[i];
+    const auto key = std::make_tuple(m.workload.dataset.samples, m.run.loader.shuffle, m.run.seed);
+    auto [it, fresh] = samplers.try_emplace(key, m.workload.dataset.samples, m.run.loader.shuffle, m.run.seed,
+                                            members_.size() > 1);
+    running.emplace_back(m, root, i, it->second);
   }
-  Sampler sampler(workload_.dataset.samples, run_.loader.shuffle, run_.seed);
-  ObserverFanout fanout(observers_);
-  Pipeline pipeline(platform, work, workload_.dataset, run_.loader, cache.get(), sampler, fanout, run_.epochs,
-                    energy.get());
-  pipeline.start();
+  if (root != nullptr) root->seal();
+  for (auto& r : running) r.pipeline->start();
   engine.run();
 }
 

@@ -1,12 +1,15 @@
-// One simulated training run: a device, a workload, a run configuration, N epochs.
+// Simulated training runs: one device training one workload, or many such members side by
+// side in one SimGrid engine (sweeps, and later federated rounds), sharing nothing but time.
 //
-// Contract: the constructor checks what only the model knows (the training footprint
-// fits in RAM; the costs were taken on a device of the same kind, GPU or CPU-only) and
-// throws ConfigError before anything is simulated. run() builds the SimGrid engine and
-// platform, simulates every epoch and reports through the observers. SimGrid allows one
-// engine per process: run() may be called once per process (a second call throws).
+// Contract: add_member checks what only the model knows (the training footprint fits in RAM;
+// the costs were taken on a device of the same kind, GPU or CPU-only) and throws ConfigError
+// before anything is simulated. run() builds the engine and every member's platform, starts
+// every member at t = 0, simulates every epoch and reports through each member's observers.
+// SimGrid allows one engine per process: run() may be called once per process (a second
+// call throws).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "config/specs.hpp"
@@ -16,23 +19,32 @@ namespace edgetwin {
 
 class Simulation {
  public:
-  Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run);
+  Simulation() = default;
+  Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run);  // one member
 
-  void add_observer(PipelineObserver& observer) { observers_.push_back(&observer); }
+  std::size_t add_member(DeviceSpec device, WorkloadSpec workload, RunConfig run);
+  void add_observer(PipelineObserver& observer) { add_observer(0, observer); }
+  void add_observer(std::size_t member, PipelineObserver& observer);
   void run();
 
-  const StorageSpec& storage() const { return *storage_; }
-  double page_cache_capacity_bytes() const { return cache_capacity_bytes_; }
+  std::size_t size() const { return members_.size(); }
+  const StorageSpec& storage(std::size_t member = 0) const;
+  double page_cache_capacity_bytes(std::size_t member = 0) const { return members_.at(member).cache_capacity_bytes; }
 
  private:
-  void check_model_inputs() const;
+  struct Member {
+    DeviceSpec device;
+    WorkloadSpec workload;
+    RunConfig run;
+    std::size_t storage_index = 0;
+    double cache_capacity_bytes = 0;
+    std::vector<PipelineObserver*> observers;
+  };
+  struct Running;
 
-  DeviceSpec device_;
-  WorkloadSpec workload_;
-  RunConfig run_;
-  const StorageSpec* storage_;
-  double cache_capacity_bytes_;
-  std::vector<PipelineObserver*> observers_;
+  static void check_model_inputs(const Member& member);
+
+  std::vector<Member> members_;
 };
 
 }  // namespace edgetwin

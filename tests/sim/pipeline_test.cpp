@@ -391,3 +391,35 @@ TEST(Energy, DevicesWithoutPowerDataReportNone) {
 
 }  // namespace
 }  // namespace edgetwin::test
+
+namespace edgetwin::test {
+namespace {
+
+// Members of one engine share nothing but the clock: each behaves exactly as alone.
+TEST(Members, SideBySideInOneEngineEachBehavesAsAlone) {
+  auto a_device = gpu_device();
+  a_device.power = test_power();
+  const auto a_workload = file_workload(500, 16, 100e3);
+  auto b_device = cpu_device(2);
+  auto b_workload = in_ram_workload(700, 8);
+  b_workload.costs.reference_gpu_freq_hz = 0;
+  const auto a_run = run_with(3, 2, 16, 2);
+  const auto b_run = run_with(1, 4, 8, 3);
+  const auto alone_a = simulate(a_device, a_workload, a_run);
+  const auto alone_b = simulate(b_device, b_workload, b_run);
+  const auto together = simulate_together({{a_device, a_workload, a_run}, {b_device, b_workload, b_run}});
+  ASSERT_EQ(together.size(), 2u);
+  EXPECT_EQ(together[0].invariant_failures, "");
+  EXPECT_EQ(together[1].invariant_failures, "");
+  ASSERT_EQ(together[0].epochs.size(), 2u);
+  ASSERT_EQ(together[1].epochs.size(), 3u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_NEAR(together[0].epochs[e].e2e_s, alone_a.epochs[e].e2e_s, 1e-9);
+    EXPECT_NEAR(together[0].epochs[e].energy_j, alone_a.epochs[e].energy_j, 1e-6);
+    EXPECT_DOUBLE_EQ(together[0].epochs[e].cache_hit_ratio, alone_a.epochs[e].cache_hit_ratio);
+  }
+  for (int e = 0; e < 3; ++e) EXPECT_NEAR(together[1].epochs[e].e2e_s, alone_b.epochs[e].e2e_s, 1e-9);
+}
+
+}  // namespace
+}  // namespace edgetwin::test

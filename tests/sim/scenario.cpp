@@ -44,23 +44,34 @@ std::string read_all(int fd) {
   return out;
 }
 
-[[noreturn]] void run_child(int fd, const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run,
-                            bool want_trace) {
+void write_result(int fd, const std::vector<EpochStats>& epochs, const std::string& failures, const std::string& trace) {
+  const std::size_t count = epochs.size();
+  write_all(fd, &count, sizeof count);
+  write_all(fd, epochs.data(), count * sizeof(EpochStats));
+  write_string(fd, failures);
+  write_string(fd, trace);
+}
+
+[[noreturn]] void run_child(int fd, const std::vector<Member>& members, bool want_trace) {
   static_assert(std::is_trivially_copyable_v<EpochStats>);
-  std::string failures;
-  std::vector<EpochStats> epochs;
+  std::vector<EpochRecorder> recorders(members.size());
+  std::vector<std::unique_ptr<InvariantObserver>> invariants;
+  std::unique_ptr<TraceWriter> writer;
+  const std::string trace_path = "/tmp/edgetwin-test-trace-" + std::to_string(::getpid()) + ".csv";
+  std::string error;
   std::string trace;
   try {
-    Simulation simulation(device, workload, run);
-    EpochRecorder recorder;
-    InvariantObserver invariants(workload.dataset.samples, run.loader);
-    simulation.add_observer(recorder);
-    simulation.add_observer(invariants);
-    const std::string trace_path = "/tmp/edgetwin-test-trace-" + std::to_string(::getpid()) + ".csv";
-    std::unique_ptr<TraceWriter> writer;
+    Simulation simulation;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const auto& m = members[i];
+      simulation.add_member(m.device, m.workload, m.run);
+      invariants.push_back(std::make_unique<InvariantObserver>(m.workload.dataset.samples, m.run.loader));
+      simulation.add_observer(i, recorders[i]);
+      simulation.add_observer(i, *invariants.back());
+    }
     if (want_trace) {
       writer = std::make_unique<TraceWriter>(trace_path);
-      simulation.add_observer(*writer);
+      simulation.add_observer(0, *writer);
     }
     simulation.run();
     if (writer) {
@@ -71,16 +82,13 @@ std::string read_all(int fd) {
       trace = text.str();
       std::remove(trace_path.c_str());
     }
-    failures = invariants.failures();
-    epochs = recorder.epochs();
   } catch (const std::exception& e) {
-    failures = std::string("exception: ") + e.what();
+    error = std::string("exception: ") + e.what();
   }
-  const std::size_t count = epochs.size();
-  write_all(fd, &count, sizeof count);
-  write_all(fd, epochs.data(), count * sizeof(EpochStats));
-  write_string(fd, failures);
-  write_string(fd, trace);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const std::string failures = error.empty() && i < invariants.size() ? invariants[i]->failures() : error;
+    write_result(fd, error.empty() ? recorders[i].epochs() : std::vector<EpochStats>{}, failures, i == 0 ? trace : "");
+  }
   ::close(fd);
   _exit(0);
 }
@@ -161,32 +169,44 @@ RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs)
   return run;
 }
 
-RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run, bool want_trace) {
+static std::vector<RunResult> run_in_child(const std::vector<Member>& members, bool want_trace) {
   int fds[2];
-  if (::pipe(fds) != 0) return {{}, "pipe failed", {}};
+  if (::pipe(fds) != 0) return std::vector<RunResult>(members.size(), RunResult{{}, "pipe failed", {}});
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    run_child(fds[1], device, workload, run, want_trace);
+    run_child(fds[1], members, want_trace);
   }
   ::close(fds[1]);
   const std::string data = read_all(fds[0]);
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  RunResult result;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < sizeof(std::size_t))
-    return {{}, "simulation child crashed (status " + std::to_string(status) + ")", {}};
-  std::size_t count = 0;
-  std::memcpy(&count, data.data(), sizeof count);
-  std::size_t at = sizeof count;
-  result.epochs.resize(count);
-  std::memcpy(static_cast<void*>(result.epochs.data()), data.data() + at, count * sizeof(EpochStats));
-  at += count * sizeof(EpochStats);
-  result.invariant_failures = take_string(data, at);
-  result.trace_csv = take_string(data, at);
-  return result;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return std::vector<RunResult>(members.size(),
+                                  RunResult{{}, "simulation child crashed (status " + std::to_string(status) + ")", {}});
+  std::vector<RunResult> results;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < members.size() && at + sizeof(std::size_t) <= data.size(); ++i) {
+    RunResult result;
+    std::size_t count = 0;
+    std::memcpy(&count, data.data() + at, sizeof count);
+    at += sizeof count;
+    result.epochs.resize(count);
+    std::memcpy(static_cast<void*>(result.epochs.data()), data.data() + at, count * sizeof(EpochStats));
+    at += count * sizeof(EpochStats);
+    result.invariant_failures = take_string(data, at);
+    result.trace_csv = take_string(data, at);
+    results.push_back(std::move(result));
+  }
+  return results;
 }
+
+RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run, bool want_trace) {
+  return run_in_child({Member{device, workload, run}}, want_trace).at(0);
+}
+
+std::vector<RunResult> simulate_together(const std::vector<Member>& members) { return run_in_child(members, false); }
 
 void prepare_and_check(const RunRequest& request) {
   const PreparedRun prepared = prepare_run(request);

@@ -36,6 +36,14 @@ RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const
 
 RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs);
 
+// Several members in one engine (one child process); one result per member, in order.
+struct Member {
+  DeviceSpec device;
+  WorkloadSpec workload;
+  RunConfig run;
+};
+std::vector<RunResult> simulate_together(const std::vector<Member>& members);
+
 // A run of the shipped catalogue as `edgetwin predict` would do it: prepare_run (loading,
 // power mode, costs, validation) here, the simulation in a child process.
 RunResult predict(const RunRequest& request);
