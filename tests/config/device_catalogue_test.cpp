@@ -205,21 +205,24 @@ TEST_F(DeviceCatalogue, NoMediaDirectorySaysWhereItLooked) {
 TEST_F(DeviceCatalogue, MediumAndInlineKeysTogether) {
   EXPECT_THAT(errors_after("medium = \"microsd\"", "medium = \"microsd\"\nrequest_s = 1e-3"),
               ElementsAre(at("27:10: storage.sd.medium: expected either a medium or the keys read_bw_bytes_per_s, "
-                             "request_s, request_bytes, not both; got medium = \"microsd\" and request_s")));
+                             "request_s, request_bytes, active_power_w, not both; got medium = \"microsd\" and "
+                             "request_s")));
 }
 
 TEST_F(DeviceCatalogue, NeitherMediumNorInlineKeys) {
   EXPECT_THAT(errors_after("[storage.usb]\nmedium = \"usb-disk\"", "[storage.usb]"),
               ElementsAre(at("28:1: storage.usb: expected medium = \"<name>\" (valid: microsd, usb-disk) or the keys "
-                             "read_bw_bytes_per_s, request_s and optionally request_bytes, got neither")));
+                             "read_bw_bytes_per_s, request_s and optionally request_bytes and active_power_w, got "
+                             "neither")));
 }
 
 TEST_F(DeviceCatalogue, TypoInMediumKeySuggestsIt) {
   EXPECT_THAT(errors_after("medium = \"usb-disk\"", "medum = \"usb-disk\""),
               ElementsAre(at("28:1: storage.usb: expected medium = \"<name>\" (valid: microsd, usb-disk) or the keys "
-                             "read_bw_bytes_per_s, request_s and optionally request_bytes, got neither"),
+                             "read_bw_bytes_per_s, request_s and optionally request_bytes and active_power_w, got "
+                             "neither"),
                           at("29:1: storage.usb.medum: unknown key; did you mean \"medium\"? (valid here: "
-                             "read_bw_bytes_per_s, request_s, request_bytes, medium)")));
+                             "read_bw_bytes_per_s, request_s, request_bytes, active_power_w, medium)")));
 }
 
 TEST_F(DeviceCatalogue, InlineAndMediumStorageMixWithProvenanceForTheInlineOnes) {
@@ -263,7 +266,7 @@ TEST_F(DeviceCatalogue, MediumFileCollectsAllItsProblems) {
                                                    ".toml), got \"micro-sd\""),
                           in_media("microsd.toml", "5:1: medium.request_sec: unknown key; did you mean \"request_s\"? "
                                                    "(valid here: name, description, read_bw_bytes_per_s, request_s, "
-                                                   "request_bytes)")));
+                                                   "request_bytes, active_power_w)")));
 }
 
 TEST_F(DeviceCatalogue, MediumFileNeedsProvenance) {

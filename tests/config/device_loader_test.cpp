@@ -120,20 +120,20 @@ TEST_F(DeviceLoader, TypoInRequiredKeyIsUnknownAndTheRealKeyMissing) {
                              "expected a positive number (bytes/s)"),
                           at("23:1: storage.nvme.read_bw_byte_per_s: unknown key; did you mean "
                              "\"read_bw_bytes_per_s\"? (valid here: read_bw_bytes_per_s, request_s, request_bytes, "
-                             "medium)")));
+                             "active_power_w, medium)")));
 }
 
 TEST_F(DeviceLoader, TypoInOptionalKeyDoesNotFallBackToTheDefault) {
   // Without the unknown-key check this file would load with request_bytes = 131072.
   EXPECT_THAT(errors_after("request_bytes = 262144", "request_byte = 262144"),
               ElementsAre(at("25:1: storage.nvme.request_byte: unknown key; did you mean \"request_bytes\"? "
-                             "(valid here: read_bw_bytes_per_s, request_s, request_bytes, medium)")));
+                             "(valid here: read_bw_bytes_per_s, request_s, request_bytes, active_power_w, medium)")));
 }
 
 TEST_F(DeviceLoader, UnknownTableSuggestsTheKnownOne) {
   EXPECT_THAT(errors_after("[gpu]", "[gpuu]"),
               ElementsAre(at("10:2: gpuu: unknown key; did you mean \"gpu\"? "
-                             "(valid here: device, cpu, provenance, gpu, memory, storage, power_mode)"),
+                             "(valid here: device, cpu, provenance, gpu, memory, storage, power_mode, power)"),
                           at("29:1: provenance.gpu: unknown key; did you mean \"cpu\"? "
                              "(valid here: cpu, memory, storage)")));
 }

@@ -88,6 +88,54 @@ TEST(ShippedFiles, JetsonNanoDefaultStorageIsItsMicroSdCard) {
   EXPECT_EQ(device.default_power_mode, "MAXN");
 }
 
+TEST(ShippedFiles, EveryDeviceHasPowerFiguresRankedAsTheStudyFound) {
+  for (const std::string name : {"jetson-nano", "xavier-nx", "agx-xavier", "agx-orin", "host-x86-2core"}) {
+    DeviceSpec device = load_device(kSourceDir / "devices" / (name + ".toml"));
+    ASSERT_TRUE(device.power.has_value()) << name;
+    const PowerSpec& power = *device.power;
+    // F20: wake-on-LAN suspend < idle with DVFS on < idle with DVFS off < that plus the logging harness.
+    EXPECT_LT(power.suspend_wol_w, power.idle_dvfs_on_w) << name;
+    EXPECT_LT(power.idle_dvfs_on_w, power.idle_dvfs_off_w) << name;
+    EXPECT_GT(power.logging_harness_w, 0) << name;
+    EXPECT_EQ(power.gpu_max_w > 0, device.gpu.has_value()) << name;
+    EXPECT_TRUE(power.provenance.is_estimate()) << name;  // nothing is measured yet
+  }
+}
+
+TEST(ShippedFiles, AgxXavierPowerFigures) {
+  DeviceSpec device = load_device(kSourceDir / "devices/agx-xavier.toml");
+  ASSERT_TRUE(device.power.has_value());
+  const PowerSpec& power = *device.power;
+  EXPECT_DOUBLE_EQ(power.board_w, 4.0);
+  EXPECT_DOUBLE_EQ(power.cpu_core_idle_w, 0.15);
+  EXPECT_DOUBLE_EQ(power.cpu_core_max_w, 1.2);
+  EXPECT_DOUBLE_EQ(power.gpu_idle_w, 1.0);
+  EXPECT_DOUBLE_EQ(power.gpu_max_w, 17.0);
+  EXPECT_DOUBLE_EQ(power.emc_max_w, 3.5);
+  EXPECT_DOUBLE_EQ(power.dvfs_exponent, PowerSpec{}.dvfs_exponent);  // the file leaves the default
+  EXPECT_DOUBLE_EQ(power.idle_dvfs_off_w, 9.7);
+  EXPECT_DOUBLE_EQ(power.idle_dvfs_on_w, 5.5);
+  EXPECT_DOUBLE_EQ(power.suspend_wol_w, 0.95);
+  EXPECT_DOUBLE_EQ(power.logging_harness_w, 0.5);
+  // Busy at MAXN (every core and the GPU at their maxima): 4.0 + 8 x 1.2 + 17.0 + 3.5 = 34.1 W,
+  // above the 30 W mode's budget as MAXN is.
+  EXPECT_NEAR(power.board_w + device.cpu.cores * power.cpu_core_max_w + power.gpu_max_w + power.emc_max_w, 34.1,
+              1e-9);
+  // idle_dvfs_off_w is the model's idle at MAXN: 4.0 + 8 x 0.15 + 1.0 + 3.5 = 9.7 W.
+  EXPECT_NEAR(power.board_w + device.cpu.cores * power.cpu_core_idle_w + power.gpu_idle_w + power.emc_max_w,
+              power.idle_dvfs_off_w, 1e-9);
+  // The media's active power comes from their files.
+  EXPECT_DOUBLE_EQ(device.find_storage("nvme")->active_power_w, 2.5);
+  EXPECT_DOUBLE_EQ(device.find_storage("emmc")->active_power_w, 0.4);
+  EXPECT_DOUBLE_EQ(device.find_storage("hdd-usb")->active_power_w, 2.0);
+}
+
+TEST(ShippedFiles, EveryMediumHasAnActivePower) {
+  for (const std::filesystem::path& file : toml_files_in(kSourceDir / "devices/media")) {
+    EXPECT_GT(load_medium(file).active_power_w, 0) << file.string();
+  }
+}
+
 TEST(ShippedFiles, Resnet18ModelIsTheCifarVariant) {
   WorkloadSpec workload = load_workload(kSourceDir / "workloads/resnet18-cifar10.toml");
   EXPECT_EQ(workload.model_spec.parameters, 11'173'962);
