@@ -6,6 +6,7 @@
 
 #include "app/catalogue_commands.hpp"
 #include "app/predict_command.hpp"
+#include "app/sweep_command.hpp"
 #include "config/config_error.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   edgetwin::PredictOptions predict;
   edgetwin::add_predict_command(app, predict);
+  edgetwin::SweepOptions sweep;
+  edgetwin::add_sweep_command(app, sweep);
   edgetwin::CatalogueOptions catalogue;
   edgetwin::add_catalogue_commands(app, catalogue);
   try {
@@ -25,6 +28,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("predict")) return edgetwin::run_predict(predict);
+    if (app.got_subcommand("sweep")) return edgetwin::run_sweep_command(sweep);
     if (edgetwin::run_catalogue_command(app, catalogue)) return 0;
   } catch (const edgetwin::ConfigError& e) {
     std::cerr << e.what() << '\n';

@@ -12,8 +12,6 @@
 
 namespace edgetwin {
 
-namespace {
-
 RunConfig run_config(const RunRequest& o, const WorkloadSpec& workload) {
   RunConfig run;
   run.storage = o.storage;
@@ -28,6 +26,8 @@ RunConfig run_config(const RunRequest& o, const WorkloadSpec& workload) {
   run.seed = o.seed;
   return run;
 }
+
+namespace {
 
 
 std::optional<double> frequency_option(std::vector<Diagnostic>& problems, const std::string& option,
@@ -58,16 +58,22 @@ CostSpec estimate_for(const WorkloadSpec& workload, const DeviceSpec& device) {
 
 }  // namespace
 
+LoadedInputs load_inputs(const RunRequest& o) {
+  LoadedInputs in{load_device(resolve_catalogue_file("devices", o.device)),
+                  load_workload(resolve_catalogue_file("workloads", o.workload))};
+  if (!o.profile.empty())
+    in.workload = apply_profile(in.workload, load_profile(o.profile), in.device);
+  else if (in.workload.costs.device != in.device.name)
+    in.workload.costs = estimate_for(in.workload, in.device);
+  return in;
+}
+
 PreparedRun prepare_run(const RunRequest& o) {
-  const DeviceSpec device = load_device(resolve_catalogue_file("devices", o.device));
-  WorkloadSpec workload = load_workload(resolve_catalogue_file("workloads", o.workload));
+  LoadedInputs in = load_inputs(o);
+  const DeviceSpec& device = in.device;
   const OperatingPointRequest request = operating_point_request(o);
   const OperatingPoint point = resolve_operating_point(device, request);
-  if (!o.profile.empty())
-    workload = apply_profile(workload, load_profile(o.profile), device);
-  else if (workload.costs.device != device.name)
-    workload.costs = estimate_for(workload, device);
-  PreparedRun prepared{apply_operating_point(device, point), std::move(workload), {}, {}, point};
+  PreparedRun prepared{apply_operating_point(device, point), std::move(in.workload), {}, {}, point};
   const bool explicit_clocks = request.cores || request.cpu_hz || request.gpu_hz || request.emc_hz;
   if (!explicit_clocks) prepared.power_mode = o.power_mode.empty() ? device.default_power_mode : o.power_mode;
   prepared.run = run_config(o, prepared.workload);

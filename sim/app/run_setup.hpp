@@ -50,4 +50,14 @@ struct PreparedRun {
 
 PreparedRun prepare_run(const RunRequest& request);
 
+// The device as loaded (all its modes) and the workload with the costs that apply to it
+// (profile, its own, or estimated): what many runs of one device share.
+struct LoadedInputs {
+  DeviceSpec device;
+  WorkloadSpec workload;
+};
+LoadedInputs load_inputs(const RunRequest& request);
+// The loader settings and run options of a request (workload defaults where unset).
+RunConfig run_config(const RunRequest& request, const WorkloadSpec& workload);
+
 }  // namespace edgetwin

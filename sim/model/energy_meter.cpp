@@ -8,17 +8,17 @@ EnergyMeter::EnergyMeter(const Platform& platform, double window_s) : platform_(
 
 void EnergyMeter::start_epoch(double now_s) {
   epoch_start_s_ = window_start_s_ = now_s;
-  epoch_start_j_ = window_start_j_ = platform_.consumed_energy_j();
+  epoch_start_j_ = window_start_j_ = energy_j();
   peak_w_ = 0;
 }
 
 double EnergyMeter::tick(double now_s) {
   if (now_s - window_start_s_ >= window_s_) close_window(now_s);
-  return platform_.consumed_energy_j() - epoch_start_j_;
+  return energy_j() - epoch_start_j_;
 }
 
 void EnergyMeter::close_window(double now_s) {
-  const double energy = platform_.consumed_energy_j();
+  const double energy = energy_j();
   if (now_s > window_start_s_) peak_w_ = std::max(peak_w_, (energy - window_start_j_) / (now_s - window_start_s_));
   window_start_s_ = now_s;
   window_start_j_ = energy;
@@ -27,7 +27,7 @@ void EnergyMeter::close_window(double now_s) {
 EpochEnergy EnergyMeter::finish_epoch(double now_s) {
   close_window(now_s);
   EpochEnergy e;
-  e.energy_j = platform_.consumed_energy_j() - epoch_start_j_;
+  e.energy_j = energy_j() - epoch_start_j_;
   e.base_energy_j = platform_.base_power_w() * (now_s - epoch_start_s_);
   e.peak_power_w = peak_w_;
   return e;

@@ -23,6 +23,8 @@ class EnergyMeter {
 
   void start_epoch(double now_s);
   double tick(double now_s);  // returns the energy since the epoch began
+  // Energy the engine counted that the device did not draw (see Pipeline::start_step).
+  void discount(double joules) { discount_j_ += joules; }
   EpochEnergy finish_epoch(double now_s);
 
  private:
@@ -35,6 +37,9 @@ class EnergyMeter {
   double window_start_s_ = 0;
   double window_start_j_ = 0;
   double peak_w_ = 0;
+  double discount_j_ = 0;
+
+  double energy_j() const { return platform_.consumed_energy_j() - discount_j_; }
 };
 
 }  // namespace edgetwin

@@ -205,13 +205,17 @@ void Pipeline::consume(std::int64_t index) {
 // memcpy on the trainer's core). The GPU waits for both, so the GPU and the CPU part of the
 // step start with their duration at the uncontended clock. That is two activities fewer per
 // batch than separate ones, the difference being that a receive or copy slowed by CPU
-// contention counts as compute, not stall.
+// contention counts as compute, not stall. For energy, the GPU counts as idle during them.
 void Pipeline::start_step(std::int64_t index) {
   Batch& batch = batches()[index];
   const double receive_s = workers_.empty() ? 0.0 : batch.work->receive_cpu_cycles / platform_.cpu()->get_speed();
   batch.before_step_s = receive_s + batch.work->h2d_s;
   batch.record.on_device_s = now() + batch.before_step_s;
   if (work_.has_gpu()) {
+    // The GPU activity starts with the receive and copy so that its kernels begin after
+    // them; the GPU idles meanwhile, so the busy power the engine counts for that prefix is
+    // taken back out.
+    if (energy_ != nullptr) energy_->discount(batch.before_step_s * platform_.gpu_busy_extra_w());
     batch.pending_steps = 2;
     launch(Stage::gpu_step, index, -1, platform_.gpu(),
            batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed());

@@ -11,12 +11,14 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage)
     : Platform(device, storage, nullptr, "") {}
 
 Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
-                   const std::string& instance) {
+                   const std::string& instance, bool pstate_per_step) {
   const std::string prefix = instance.empty() ? "" : instance + "/";
-  auto* zone = simgrid::s4u::create_full_zone(prefix + device.name);
+  // No links: nothing travels between hosts, so the zone needs no routing (a full zone's
+  // routing table grows with the square of its hosts).
+  auto* zone = simgrid::s4u::create_empty_zone(prefix + device.name);
   if (parent != nullptr) zone->set_parent(parent);
   if (device.power) {
-    const PowerModel power(device, storage);
+    const PowerModel power(device, storage, pstate_per_step);
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
       auto* h = zone->create_host(prefix + name, p.speeds)->set_core_count(cores);
       h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0")->seal();
@@ -29,6 +31,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     storage_ = host("storage:" + storage.name, power.storage(), 1);
     board_ = host("board", power.board(), 1);
     base_power_w_ = power.base_power_w();
+    if (gpu_) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
   } else {
     cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores)->seal();
     if (device.gpu) gpu_ = zone->create_host(prefix + "gpu", device.gpu->freq_hz)->seal();

@@ -30,7 +30,7 @@ class Platform {
   // zone and `instance` makes the device's host names unique.
   Platform(const DeviceSpec& device, const StorageSpec& storage);
   Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
-           const std::string& instance);
+           const std::string& instance, bool pstate_per_step = true);
 
   simgrid::s4u::Host* cpu() const { return cpu_; }
   simgrid::s4u::Host* gpu() const { return gpu_; }  // nullptr on CPU-only devices
@@ -43,6 +43,8 @@ class Platform {
   bool has_energy() const { return board_ != nullptr; }
   double consumed_energy_j() const;  // since the start of the run, all hosts
   double base_power_w() const { return base_power_w_; }
+  // What the GPU draws busy beyond idle at this clock (0 without energy accounting).
+  double gpu_busy_extra_w() const { return gpu_busy_extra_w_; }
 
  private:
   simgrid::s4u::Host* cpu_ = nullptr;
@@ -51,6 +53,7 @@ class Platform {
   simgrid::s4u::Host* storage_ = nullptr;
   simgrid::s4u::Host* board_ = nullptr;  // draws the board's constant power; runs nothing
   double base_power_w_ = 0;
+  double gpu_busy_extra_w_ = 0;
 };
 
 }  // namespace edgetwin

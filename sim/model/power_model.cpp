@@ -32,9 +32,14 @@ std::string state(double idle_w, double busy_w) { return fmt::format("{}:{}:{}",
 
 }  // namespace
 
-PowerModel::PowerModel(const DeviceSpec& device, const StorageSpec& storage)
+PowerModel::PowerModel(const DeviceSpec& device, const StorageSpec& storage, bool pstate_per_step)
     : device_(device), storage_(storage), power_(device.power.value_or(PowerSpec{})),
-      maxima_(max_operating_point(device)) {}
+      maxima_(max_operating_point(device)), pstate_per_step_(pstate_per_step) {}
+
+// With pstate_per_step off, no list: steps_as_pstates then makes the run's clock the only pstate.
+std::vector<double> PowerModel::steps(const std::vector<double>& all) const {
+  return pstate_per_step_ ? all : std::vector<double>{};
+}
 
 double PowerModel::scaled(double idle_w, double max_w, double f_hz, double max_hz) const {
   const double ratio = max_hz > 0 ? f_hz / max_hz : 1.0;
@@ -42,7 +47,7 @@ double PowerModel::scaled(double idle_w, double max_w, double f_hz, double max_h
 }
 
 HostPower PowerModel::cpu() const {
-  HostPower host = steps_as_pstates(device_.cpu.available_freqs_hz, device_.cpu.freq_hz, 1.0);
+  HostPower host = steps_as_pstates(steps(device_.cpu.available_freqs_hz), device_.cpu.freq_hz, 1.0);
   const double cores = device_.cpu.cores;
   std::vector<std::string> states;
   for (const double f : host.speeds)
@@ -53,7 +58,7 @@ HostPower PowerModel::cpu() const {
 }
 
 HostPower PowerModel::gpu() const {
-  HostPower host = steps_as_pstates(device_.gpu->available_freqs_hz, device_.gpu->freq_hz, 1.0);
+  HostPower host = steps_as_pstates(steps(device_.gpu->available_freqs_hz), device_.gpu->freq_hz, 1.0);
   std::vector<std::string> states;
   for (const double f : host.speeds)
     states.push_back(state(power_.gpu_idle_w, scaled(power_.gpu_idle_w, power_.gpu_max_w, f, maxima_.gpu_hz)));
@@ -65,7 +70,7 @@ HostPower PowerModel::memory() const {
   // The memory host's speed is bandwidth, proportional to the memory clock.
   const double emc = device_.memory.emc_freq_hz;
   const double bytes_per_hz = emc > 0 ? device_.memory.bandwidth_bytes_per_s / emc : 1.0;
-  HostPower host = emc > 0 ? steps_as_pstates(device_.memory.available_emc_freqs_hz, emc, bytes_per_hz)
+  HostPower host = emc > 0 ? steps_as_pstates(steps(device_.memory.available_emc_freqs_hz), emc, bytes_per_hz)
                            : HostPower{{device_.memory.bandwidth_bytes_per_s}, "", 0};
   std::vector<std::string> states;
   for (const double speed : host.speeds) {
@@ -81,6 +86,11 @@ HostPower PowerModel::storage() const {
 }
 
 HostPower PowerModel::board() const { return {{1.0}, state(power_.board_w, power_.board_w), 0}; }
+
+double PowerModel::gpu_busy_extra_w() const {
+  if (!device_.gpu) return 0;
+  return scaled(power_.gpu_idle_w, power_.gpu_max_w, device_.gpu->freq_hz, maxima_.gpu_hz) - power_.gpu_idle_w;
+}
 
 double PowerModel::base_power_w() const {
   const double emc = device_.memory.emc_freq_hz;

@@ -23,7 +23,8 @@ struct HostPower {
 
 class PowerModel {
  public:
-  PowerModel(const DeviceSpec& device, const StorageSpec& storage);
+  // pstate_per_step = false: each host gets only the pstate of the run's clock.
+  PowerModel(const DeviceSpec& device, const StorageSpec& storage, bool pstate_per_step = true);
 
   HostPower cpu() const;
   HostPower gpu() const;
@@ -31,14 +32,17 @@ class PowerModel {
   HostPower storage() const;
   HostPower board() const;
   double base_power_w() const;
+  double gpu_busy_extra_w() const;  // busy minus idle power of the GPU at the run's clock
 
  private:
   double scaled(double idle_w, double max_w, double f_hz, double max_hz) const;
+  std::vector<double> steps(const std::vector<double>& all) const;
 
   DeviceSpec device_;
   StorageSpec storage_;
   PowerSpec power_;
   OperatingPoint maxima_;
+  bool pstate_per_step_;
 };
 
 }  // namespace edgetwin

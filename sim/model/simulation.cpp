@@ -46,7 +46,8 @@ bool engine_created = false;
 struct Simulation::Running {
   Running(const Member& m, simgrid::s4u::NetZone* root, std::size_t index, Sampler& sampler)
       : storage(m.device.storage[m.storage_index]),
-        platform(m.device, storage, root, root == nullptr ? std::string() : fmt::format("m{}", index)),
+        platform(m.device, storage, root, root == nullptr ? std::string() : fmt::format("m{}", index),
+                 m.run.pstate_per_step),
         work(m.device, m.workload, storage),
         fanout(m.observers) {
     if (platform.has_energy()) energy = std::make_unique<EnergyMeter>(platform);
@@ -130,7 +131,7 @@ void Simulation::run() {
     }
 
   // A lone member's zone is the root; several members each get a zone under a common root.
-  simgrid::s4u::NetZone* root = members_.size() > 1 ? simgrid::s4u::create_full_zone("members") : nullptr;
+  simgrid::s4u::NetZone* root = members_.size() > 1 ? simgrid::s4u::create_empty_zone("members") : nullptr;
   // Members reading the same dataset in the same order share one sampler (and its memory).
   std::map<std::tuple<std::int64_t, bool, std::uint64_t>, Sampler> samplers;
   std::deque<Running> running;

@@ -1,0 +1,250 @@
+#include "app/sweep_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/sweep_runner.hpp"
+#include "config/config_error.hpp"
+#include "config/operating_point.hpp"
+#include "report/pareto.hpp"
+
+namespace edgetwin {
+
+void add_sweep_command(CLI::App& app, SweepOptions& o) {
+  auto* cmd = app.add_subcommand("sweep", "Predict every combination of power mode, workers, batch size and storage; "
+                                          "mark the time-energy Pareto front; pick the best under constraints");
+  cmd->add_option("--device", o.base.device, "Device: a shipped name or a TOML file")->capture_default_str();
+  cmd->add_option("--workload", o.base.workload, "Workload: a shipped name or a TOML file")->capture_default_str();
+  cmd->add_option("--profile", o.base.profile, "Profile TOML from edgetwin-calibrate");
+  cmd->add_option("--modes", o.modes,
+                  "named (the device's nvpmodel modes), all (every cores x CPU x GPU x EMC step), or a comma list of "
+                  "mode names/ids")
+      ->capture_default_str();
+  cmd->add_option("--workers", o.workers, "num_workers values, comma-separated (default: the workload's)")->delimiter(',');
+  cmd->add_option("--batch-size", o.batch_sizes, "Batch sizes, comma-separated (default: the workload's)")->delimiter(',');
+  cmd->add_option("--storage", o.storages, "Storage media, comma-separated (default: the device's)")->delimiter(',');
+  cmd->add_option("--epochs", o.base.epochs, "Epochs per configuration; with more than one, figures are the mean of "
+                                             "epochs 1.. (the study's)")
+      ->capture_default_str();
+  cmd->add_option("--cache", o.base.cache, "Page cache at the start: cold or warm")
+      ->check(CLI::IsMember({"cold", "warm"}))
+      ->capture_default_str();
+  cmd->add_option("--jobs", o.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_option("--window", o.window_batches,
+                  "Batches simulated per epoch before extrapolating (0: whole epochs; docs/performance.md gives the "
+                  "error)")
+      ->capture_default_str();
+  cmd->add_option("--chunk-size", o.chunk_size, "Configurations simulated side by side in one engine")
+      ->capture_default_str();
+  cmd->add_option("--csv", o.csv, "Write every configuration to this CSV file");
+  cmd->add_option("--json", o.json, "Write every configuration to this JSON file");
+  cmd->add_option("--plot", o.plot, "Draw the time-energy plane and the Pareto front (PNG or SVG, by extension)");
+  cmd->add_option("--max-power", o.max_power_w, "Constraint: peak power at most this many W");
+  cmd->add_option("--max-epoch-time", o.max_epoch_time_s, "Constraint: epoch time at most this many s");
+  cmd->add_option("--energy-budget", o.energy_budget_j, "Constraint: energy per epoch at most this many J");
+  cmd->add_flag("--quiet", o.quiet, "No progress line on stderr");
+}
+
+namespace {
+
+std::vector<std::pair<std::string, OperatingPoint>> modes_to_sweep(const DeviceSpec& d, const std::string& modes) {
+  std::vector<std::pair<std::string, OperatingPoint>> out;
+  if (modes == "all") {
+    for (const auto& p : enumerate_custom_modes(d)) out.emplace_back("custom", p);
+  } else if (modes == "named") {
+    for (const auto& m : d.power_modes) out.emplace_back(m.name, mode_operating_point(d, m));
+    if (out.empty()) out.emplace_back("max", max_operating_point(d));
+  } else {
+    std::string rest = modes;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string name = rest.substr(0, comma);
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+      const OperatingPoint p = resolve_operating_point(d, {.power_mode = name});
+      out.emplace_back(find_power_mode(d, name)->name, p);
+    }
+  }
+  return out;
+}
+
+std::vector<SweepPoint> sweep_points(const SweepOptions& o, const LoadedInputs& in) {
+  const auto workers = o.workers.empty() ? std::vector<int>{in.workload.loader.workers} : o.workers;
+  const auto batches = o.batch_sizes.empty() ? std::vector<int>{in.workload.loader.batch_size} : o.batch_sizes;
+  const auto storages = o.storages.empty() ? std::vector<std::string>{in.device.default_storage} : o.storages;
+  std::vector<SweepPoint> points;
+  for (const auto& [name, point] : modes_to_sweep(in.device, o.modes))
+    for (const int w : workers)
+      for (const int b : batches)
+        for (const auto& s : storages) points.push_back({name, point, w, b, s});
+  return points;
+}
+
+std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, std::vector<std::size_t>& valid) {
+  std::vector<TradeoffPoint> points;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].error.empty()) continue;
+    valid.push_back(i);
+    const EpochStats& s = results[i].stats;
+    points.push_back({s.e2e_s, s.energy_j, s.peak_power_w});
+  }
+  return points;
+}
+
+std::string label(const SweepPoint& p) {
+  return fmt::format("{} ({} cores, CPU {:.1f}, GPU {:.1f}, EMC {:.1f} MHz), w={}, b={}, {}", p.mode, p.point.cores,
+                     p.point.cpu_hz / 1e6, p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
+}
+
+// Writes text to path through a temp file in the same directory: never a half-written file.
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << text;
+    if (!out.good()) {
+      std::filesystem::remove(partial);
+      throw std::runtime_error(fmt::format("{}: cannot write", path));
+    }
+  }
+  std::filesystem::rename(partial, path);
+}
+
+std::string csv_text(const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result) {
+  std::string out =
+      "mode,cores,cpu_mhz,gpu_mhz,emc_mhz,workers,batch_size,storage,e2e_s,stall_s,compute_s,energy_j,base_energy_j,"
+      "incremental_energy_j,avg_power_w,peak_power_w,pareto,error\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const auto& p = r.point;
+    const auto& s = r.stats;
+    out += fmt::format("{},{},{:.1f},{:.2f},{:.1f},{},{},{},", p.mode, p.point.cores, p.point.cpu_hz / 1e6,
+                       p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
+    if (r.error.empty())
+      out += fmt::format("{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.5g},{:.5g},{},\n", s.e2e_s, s.stall_s, s.compute_s,
+                         s.energy_j, s.base_energy_j, s.incremental_energy_j, s.avg_power_w, s.peak_power_w,
+                         front_of_result[i] ? 1 : 0);
+    else
+      out += fmt::format(",,,,,,,,0,\"{}\"\n", r.error.substr(0, r.error.find('\n')));
+  }
+  return out;
+}
+
+nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std::vector<SweepResult>& results,
+                        const std::vector<bool>& front_of_result) {
+  nlohmann::json points = nlohmann::json::array();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    nlohmann::json j = {{"mode", r.point.mode},          {"cores", r.point.point.cores},
+                        {"cpu_freq_hz", r.point.point.cpu_hz}, {"gpu_freq_hz", r.point.point.gpu_hz},
+                        {"emc_freq_hz", r.point.point.emc_hz}, {"workers", r.point.workers},
+                        {"batch_size", r.point.batch_size},  {"storage", r.point.storage}};
+    if (!r.error.empty()) {
+      j["error"] = r.error;
+    } else {
+      const auto& s = r.stats;
+      j.update({{"e2e_s", s.e2e_s}, {"stall_s", s.stall_s}, {"compute_s", s.compute_s}, {"energy_j", s.energy_j},
+                {"base_energy_j", s.base_energy_j}, {"incremental_energy_j", s.incremental_energy_j},
+                {"avg_power_w", s.avg_power_w}, {"peak_power_w", s.peak_power_w}, {"pareto", front_of_result[i]}});
+    }
+    points.push_back(j);
+  }
+  return {{"device", in.device.name},
+          {"workload", in.workload.name},
+          {"estimated", in.workload.costs.provenance.is_estimate()},
+          {"window_batches", o.window_batches},
+          {"epochs", o.base.epochs},
+          {"points", points}};
+}
+
+void draw_plot(const std::string& path, const std::vector<SweepResult>& results, const std::vector<bool>& front) {
+  const auto data = std::filesystem::temp_directory_path() / fmt::format("edgetwin-plot-{}.dat", ::getpid());
+  {
+    std::ofstream out(data);
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (results[i].error.empty())
+        out << fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
+                           results[i].point.mode == "custom" ? "-" : results[i].point.mode);
+  }
+  const bool svg = path.ends_with(".svg");
+  const std::string partial = path + ".partial";
+  const std::string script = fmt::format(
+      "set terminal {}\nset output '{}'\nset xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\n"
+      "set key top right\nset grid\n"
+      "plot '{}' using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
+      "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto front', "
+      "'' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' notitle\n",
+      svg ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced", partial, data.string());
+  FILE* gnuplot = ::popen("gnuplot 2>&1", "w");
+  if (gnuplot == nullptr) throw std::runtime_error("cannot start gnuplot (install gnuplot-nox)");
+  std::fputs(script.c_str(), gnuplot);
+  const int status = ::pclose(gnuplot);
+  std::filesystem::remove(data);
+  if (status != 0 || !std::filesystem::exists(partial)) {
+    std::filesystem::remove(partial);
+    throw std::runtime_error(fmt::format("{}: gnuplot failed (is gnuplot-nox installed?)", path));
+  }
+  std::filesystem::rename(partial, path);
+}
+
+void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& results,
+                   const std::vector<std::size_t>& valid, const std::vector<bool>& front_of_result) {
+  fmt::print("edgetwin sweep: {} on {}: {} configurations, {} can run", in.workload.name, in.device.name,
+             results.size(), valid.size());
+  std::size_t on_front = 0;
+  for (const bool f : front_of_result) on_front += f ? 1 : 0;
+  fmt::print(", {} on the time-energy Pareto front\n\n", on_front);
+  fmt::print("{:>10} {:>10} {:>8} {:>8}  configuration\n", "e2e_s", "energy_J", "avg_W", "peak_W");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!front_of_result[i]) continue;
+    const auto& s = results[i].stats;
+    fmt::print("{:>10.2f} {:>10.1f} {:>8.2f} {:>8.2f}  {}\n", s.e2e_s, s.energy_j, s.avg_power_w, s.peak_power_w,
+               label(results[i].point));
+  }
+}
+
+}  // namespace
+
+int run_sweep_command(const SweepOptions& o) {
+  const LoadedInputs in = load_inputs(o.base);
+  const std::vector<SweepPoint> points = sweep_points(o, in);
+  if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
+  const bool energy_asked = o.max_power_w || o.energy_budget_j;
+  if (energy_asked && !in.device.power)
+    throw ConfigError({{in.device.source_file, 0, 0, "power",
+                        fmt::format("{} has no [power] table, so --max-power and --energy-budget cannot be checked",
+                                    in.device.name)}});
+
+  const auto results = run_sweep(in, o.base, points, {o.jobs, o.window_batches, o.chunk_size, !o.quiet});
+  std::vector<std::size_t> valid;
+  const auto tradeoff = tradeoffs(results, valid);
+  if (valid.empty()) {
+    throw ConfigError({{"", 0, 0, "--modes",
+                        fmt::format("none of the {} configurations can run; the first says: {}", results.size(),
+                                    results.front().error)}});
+  }
+  const auto front = pareto_front(tradeoff);
+  std::vector<bool> front_of_result(results.size(), false);
+  for (std::size_t k = 0; k < valid.size(); ++k) front_of_result[valid[k]] = front[k];
+
+  if (!o.csv.empty()) write_atomically(o.csv, csv_text(results, front_of_result));
+  if (!o.json.empty()) write_atomically(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
+  if (!o.plot.empty()) draw_plot(o.plot, results, front_of_result);
+  print_summary(in, results, valid, front_of_result);
+
+  const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
+  if (!constraints.any()) return 0;
+  const auto choice = best_under(tradeoff, constraints);
+  const auto& best = results[valid[choice->index]];
+  fmt::print("\n{}: {}\n", choice->feasible ? "best under the constraints" : "no configuration meets the constraints; closest",
+             label(best.point));
+  for (const auto& m : choice->margins) fmt::print("  {}\n", m);
+  return choice->feasible ? 0 : 2;
+}
+
+}  // namespace edgetwin

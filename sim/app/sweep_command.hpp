@@ -1,0 +1,39 @@
+// `edgetwin sweep`: every combination of power modes, workers, batch sizes and storage for
+// one device and workload, with the time-energy Pareto front and the best configuration
+// under the user's constraints.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/run_setup.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace edgetwin {
+
+struct SweepOptions {
+  RunRequest base;
+  std::string modes = "named";  // named | all | NAME,NAME,...
+  std::vector<int> workers;     // empty: the workload's
+  std::vector<int> batch_sizes;
+  std::vector<std::string> storages;
+  int jobs = 2;
+  std::int64_t window_batches = 200;
+  std::size_t chunk_size = 512;
+  std::string csv;
+  std::string json;
+  std::string plot;
+  std::optional<double> max_power_w;
+  std::optional<double> max_epoch_time_s;
+  std::optional<double> energy_budget_j;
+  bool quiet = false;
+};
+
+void add_sweep_command(CLI::App& app, SweepOptions& options);
+int run_sweep_command(const SweepOptions& options);
+
+}  // namespace edgetwin
