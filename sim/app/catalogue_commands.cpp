@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "app/catalogue.hpp"
+#include "config/config_error.hpp"
 #include "config/device_loader.hpp"
 #include "config/operating_point.hpp"
 #include "config/workload_loader.hpp"
@@ -48,9 +49,30 @@ void list_modes(const std::string& device_name) {
              gpu, steps(d.memory.available_emc_freqs_hz), custom_mode_count(d));
 }
 
+// Idle states of finding F20, from the device file's [power] table: power, and energy over
+// the period. Logging harness = clocks pinned plus the jtop/iostat harness the study ran.
+void list_idle_states(const std::string& device_name, double period_s) {
+  const DeviceSpec d = load_device(resolve_catalogue_file("devices", device_name));
+  if (!d.power)
+    throw ConfigError({{d.source_file, 0, 0, "power", fmt::format("{} has no [power] table: no idle figures", d.name)}});
+  const PowerSpec& p = *d.power;
+  fmt::print("{}: idle power and energy over {:g} s ({})\n", d.name, period_s,
+             p.provenance.is_estimate() ? "estimated, not measured" : p.provenance.kind);
+  fmt::print("{:<34} {:>8} {:>12}\n", "state", "W", "J");
+  const std::pair<const char*, double> states[] = {
+      {"suspended, wake-on-LAN armed", p.suspend_wol_w},
+      {"idle, DVFS on", p.idle_dvfs_on_w},
+      {"idle, DVFS off (clocks pinned)", p.idle_dvfs_off_w},
+      {"idle, DVFS off, logging harness on", p.idle_dvfs_off_w + p.logging_harness_w}};
+  for (const auto& [name, watts] : states) fmt::print("{:<34} {:>8.2f} {:>12.1f}\n", name, watts, watts * period_s);
+}
+
 }  // namespace
 
 void add_catalogue_commands(CLI::App& app, CatalogueOptions& o) {
+  auto* idle = app.add_subcommand("idle", "Power and energy of a device's idle states over a period");
+  idle->add_option("--device", o.idle_device, "Device: a shipped name or a TOML file")->capture_default_str();
+  idle->add_option("--period", o.idle_period_s, "Period in seconds")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_subcommand("devices", "List the shipped devices, one line each");
   app.add_subcommand("workloads", "List the shipped workloads, one line each");
   auto* modes = app.add_subcommand("modes", "List a device's named power modes and count its custom modes");
@@ -61,6 +83,7 @@ bool run_catalogue_command(const CLI::App& app, const CatalogueOptions& o) {
   if (app.got_subcommand("devices")) list_devices();
   else if (app.got_subcommand("workloads")) list_workloads();
   else if (app.got_subcommand("modes")) list_modes(o.device);
+  else if (app.got_subcommand("idle")) list_idle_states(o.idle_device, o.idle_period_s);
   else return false;
   return true;
 }

@@ -12,6 +12,8 @@ namespace edgetwin {
 
 struct CatalogueOptions {
   std::string device = "agx-xavier";
+  std::string idle_device = "agx-xavier";
+  double idle_period_s = 3600;
 };
 
 void add_catalogue_commands(CLI::App& app, CatalogueOptions& options);

@@ -42,6 +42,9 @@ void add_predict_command(CLI::App& app, PredictOptions& o) {
   cmd->add_option("--cpu-freq", o.request.cpu_freq, "CPU clock, one of the device's steps, e.g. 1190.4MHz (overrides the mode's)");
   cmd->add_option("--gpu-freq", o.request.gpu_freq, "GPU clock, one of the device's steps, e.g. 1377MHz");
   cmd->add_option("--emc-freq", o.request.emc_freq, "Memory (EMC) clock, one of the device's steps, e.g. 2133MHz");
+  cmd->add_flag("--dvfs", o.request.dvfs,
+                "DVFS governors on (clocks drop while idle) instead of pinned clocks (jetson_clocks, the study's "
+                "default)");
 }
 
 namespace {

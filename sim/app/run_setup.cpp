@@ -24,6 +24,7 @@ RunConfig run_config(const RunRequest& o, const WorkloadSpec& workload) {
   run.epochs = o.epochs;
   run.cache = o.cache == "warm" ? CacheStart::warm : CacheStart::cold;
   run.seed = o.seed;
+  run.dvfs = o.dvfs;
   return run;
 }
 

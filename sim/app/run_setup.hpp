@@ -36,6 +36,7 @@ struct RunRequest {
   std::string cpu_freq;
   std::string gpu_freq;
   std::string emc_freq;
+  bool dvfs = false;
 };
 
 // The device at its operating point and the workload with the costs that apply there:

@@ -216,6 +216,9 @@ struct RunConfig {
   // Give each host one pstate per clock step (true), or only the run's clock: a run never
   // changes clocks, and sweeps of thousands of devices skip building the unused ones.
   bool pstate_per_step = true;
+  // DVFS governors on (jetson_clocks not run): clocks drop while the device idles between
+  // steps. Off (the study's default): clocks pinned at the mode's maxima.
+  bool dvfs = false;
 };
 
 }  // namespace edgetwin

@@ -10,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   int epochs, EnergyMeter* energy, std::int64_t window_batches)
+                   int epochs, EnergyMeter* energy, std::int64_t window_batches, bool dvfs)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -21,6 +21,7 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       epochs_(epochs),
       energy_(energy),
       window_batches_(window_batches),
+      dvfs_(dvfs),
       workers_(static_cast<std::size_t>(loader.workers)) {
   dispatch_completions_once();
 }
@@ -49,6 +50,8 @@ void Pipeline::start_epoch() {
   epoch_running_ = true;
   epoch_start_s_ = now();
   cpu_cycles_ = 0;
+  long_idle_s_ = 0;
+  last_step_end_s_ = epoch_start_s_;
   if (energy_ != nullptr) energy_->start_epoch(epoch_start_s_);
   observer_.on_epoch_start(epoch_, epoch_start_s_);
 
@@ -99,6 +102,11 @@ void Pipeline::finish_epoch() {
   record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
   record.cpu_cores = platform_.cpu()->get_core_count();
   if (energy_ != nullptr) {
+    // With DVFS governors on, the clocks drop when the device idles for longer than a
+    // governor's sampling period (the trainer waiting for data between steps), and the device
+    // draws its DVFS-on idle level instead of the pinned one. Shorter gaps go unnoticed, and
+    // the ramp back up (milliseconds) is neglected: time does not change.
+    if (dvfs_) energy_->discount(long_idle_s_ * platform_.dvfs_idle_saving_w());
     const EpochEnergy e = energy_->finish_epoch(record.end_s);
     record.has_energy = true;
     record.energy_j = e.energy_j;
@@ -208,6 +216,7 @@ void Pipeline::consume(std::int64_t index) {
 // contention counts as compute, not stall. For energy, the GPU counts as idle during them.
 void Pipeline::start_step(std::int64_t index) {
   Batch& batch = batches()[index];
+  if (now() - last_step_end_s_ > dvfs_sampling_period_s) long_idle_s_ += now() - last_step_end_s_;
   const double receive_s = workers_.empty() ? 0.0 : batch.work->receive_cpu_cycles / platform_.cpu()->get_speed();
   batch.before_step_s = receive_s + batch.work->h2d_s;
   batch.record.on_device_s = now() + batch.before_step_s;
@@ -233,6 +242,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
   Batch& batch = batches()[index];
   if (--batch.pending_steps > 0) return;
   batch.record.compute_end_s = now();
+  last_step_end_s_ = now();
   if (energy_ != nullptr) batch.record.energy_j = energy_->tick(batch.record.compute_end_s);
   observer_.on_batch_done(batch.record);
   trainer_busy_ = false;

@@ -39,7 +39,7 @@ class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
            PageCache* cache, Sampler& sampler, PipelineObserver& observer, int epochs,
-           EnergyMeter* energy = nullptr, std::int64_t window_batches = 0);
+           EnergyMeter* energy = nullptr, std::int64_t window_batches = 0, bool dvfs = false);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -100,6 +100,12 @@ class Pipeline {
   int epochs_;
   EnergyMeter* energy_;
   std::int64_t window_batches_;
+  bool dvfs_;
+  // devfreq/cpufreq governors sample the load every few tens of ms (Jetson GPU devfreq:
+  // 50 ms polling): only idle gaps longer than that lower the clocks.
+  static constexpr double dvfs_sampling_period_s = 0.05;
+  double last_step_end_s_ = 0;
+  double long_idle_s_ = 0;  // this epoch's gaps between steps longer than the sampling period
   std::int64_t batches_in_epoch_ = 0;
 
   int epoch_ = 0;

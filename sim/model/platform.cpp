@@ -3,6 +3,8 @@
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+
 #include "model/power_model.hpp"
 
 namespace edgetwin {
@@ -32,6 +34,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     board_ = host("board", power.board(), 1);
     base_power_w_ = power.base_power_w();
     if (gpu_) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
+    dvfs_idle_saving_w_ = std::max(0.0, device.power->idle_dvfs_off_w - device.power->idle_dvfs_on_w);
   } else {
     cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores)->seal();
     if (device.gpu) gpu_ = zone->create_host(prefix + "gpu", device.gpu->freq_hz)->seal();

@@ -45,6 +45,8 @@ class Platform {
   double base_power_w() const { return base_power_w_; }
   // What the GPU draws busy beyond idle at this clock (0 without energy accounting).
   double gpu_busy_extra_w() const { return gpu_busy_extra_w_; }
+  // Idle power DVFS governors save over pinned clocks (idle_dvfs_off_w - idle_dvfs_on_w).
+  double dvfs_idle_saving_w() const { return dvfs_idle_saving_w_; }
 
  private:
   simgrid::s4u::Host* cpu_ = nullptr;
@@ -54,6 +56,7 @@ class Platform {
   simgrid::s4u::Host* board_ = nullptr;  // draws the board's constant power; runs nothing
   double base_power_w_ = 0;
   double gpu_busy_extra_w_ = 0;
+  double dvfs_idle_saving_w_ = 0;
 };
 
 }  // namespace edgetwin

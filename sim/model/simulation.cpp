@@ -57,7 +57,8 @@ struct Simulation::Running {
       if (m.run.cache == CacheStart::warm) cache->fill_in_order();
     }
     pipeline = std::make_unique<Pipeline>(platform, work, m.workload.dataset, m.run.loader, cache.get(), sampler,
-                                          fanout, m.run.epochs, energy.get(), m.run.window_batches);
+                                          fanout, m.run.epochs, energy.get(), m.run.window_batches,
+                                          m.run.dvfs);
   }
 
   const StorageSpec& storage;
