@@ -23,9 +23,9 @@ struct TradeoffPoint {
 std::vector<bool> pareto_front(const std::vector<TradeoffPoint>& points);
 
 struct Constraints {
-  std::optional<double> max_power_w;
-  std::optional<double> max_epoch_time_s;
-  std::optional<double> energy_budget_j;
+  std::optional<double> max_power_w{};
+  std::optional<double> max_epoch_time_s{};
+  std::optional<double> energy_budget_j{};
   bool any() const { return max_power_w || max_epoch_time_s || energy_budget_j; }
 };
 

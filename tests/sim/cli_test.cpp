@@ -200,3 +200,55 @@ TEST_F(Cli, SeveralErrorsAreReportedTogether) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- sweep ---------------------------------------------------------------------------------
+
+TEST_F(Cli, SweepWritesEveryConfigurationMarksTheFrontAndAnswersConstraints) {
+  const auto csv = dir_ / "sweep.csv";
+  const auto json = dir_ / "sweep.json";
+  const auto r = run("sweep --device agx-xavier --workload resnet18-cifar10 --workers 0,4 --quiet --csv " +
+                     csv.string() + " --json " + json.string() + " --max-epoch-time 700");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto text = slurp(csv);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 7 * 2);  // 7 named modes x 2 worker counts
+  const auto doc = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(doc["points"].size(), 14u);
+  int on_front = 0;
+  for (const auto& p : doc["points"]) on_front += p["pareto"].get<bool>() ? 1 : 0;
+  EXPECT_GE(on_front, 1);
+  EXPECT_NE(r.out.find("best under the constraints: "), std::string::npos);
+  EXPECT_NE(r.out.find("under the 700 s limit"), std::string::npos);
+}
+
+TEST_F(Cli, SweepUnknownModeListsTheValidOnes) {
+  const auto r = run("sweep --device agx-xavier --workload resnet18-cifar10 --modes MAXN,TURBO --quiet");
+  expect_rejected(r, "TURBO");
+  EXPECT_NE(r.err.find("MODE_15W (2)"), std::string::npos);
+}
+
+TEST_F(Cli, SweepConstraintNobodyMeetsShowsTheClosestAndExits2) {
+  const auto r = run("sweep --device agx-xavier --workload resnet18-cifar10 --quiet --max-epoch-time 10");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("no configuration meets the constraints; closest: MAXN"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SweepWhereNothingCanRunExits2) {
+  const auto r = run("sweep --device jetson-nano --workload resnet18-cifar10 --batch-size 4096 --quiet");
+  expect_rejected(r, "none of the 2 configurations can run");
+}
+
+TEST_F(Cli, SweepFrequencyNotAStepSuggestsTheNearest) {
+  const auto r = run("predict --device agx-xavier --workload resnet18-cifar10 --gpu-freq 1000MHz");
+  expect_rejected(r, "nearest: 828.75 MHz, 905.25 MHz, 1.03275 GHz");
+}
+
+TEST_F(Cli, IdleReportsEachStateOverThePeriod) {
+  const auto r = run("idle --device agx-xavier --period 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("suspended, wake-on-LAN armed"), std::string::npos);
+  EXPECT_NE(r.out.find("logging harness"), std::string::npos);
+}
+
+}  // namespace
