@@ -1,0 +1,95 @@
+#include "app/calibration_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace edgetwin::calibrate {
+
+std::string ClockPoint::label() const {
+  std::string out;
+  auto add = [&out](const std::string& part) { out += (out.empty() ? "" : "_") + part; };
+  if (online_cores) add(fmt::format("{}cores", *online_cores));
+  if (cpu_hz) add(fmt::format("cpu{}MHz", std::lround(*cpu_hz / 1e6)));
+  if (gpu_hz) add(fmt::format("gpu{}MHz", std::lround(*gpu_hz / 1e6)));
+  if (emc_hz) add(fmt::format("emc{}MHz", std::lround(*emc_hz / 1e6)));
+  return out.empty() ? "as_found" : out;
+}
+
+ClockSetting clock_setting(const ClockPoint& point) {
+  auto pinned = [](const std::optional<double>& hz) -> std::optional<FrequencyRange> {
+    if (!hz) return std::nullopt;
+    return FrequencyRange{*hz, *hz};
+  };
+  return ClockSetting{point.online_cores, pinned(point.cpu_hz), pinned(point.gpu_hz), point.emc_hz};
+}
+
+namespace {
+
+std::vector<int> with_batch_size(std::vector<int> sizes, int batch_size) {
+  sizes.push_back(batch_size);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+}  // namespace
+
+CalibrationPlan make_plan(bool quick, int batch_size) {
+  CalibrationPlan p;
+  p.quick = quick;
+  p.batch_size = batch_size;
+  if (!quick) {
+    // 1 up to 8x the workload's batch: the curve the simulator interpolates for other sizes.
+    p.compute_batch_sizes = with_batch_size(
+        {1, std::max(1, batch_size / 4), std::max(1, batch_size / 2), batch_size * 2, batch_size * 4, batch_size * 8},
+        batch_size);
+    return p;
+  }
+  p.repetitions = 3;
+  p.sequential_batches = 40;
+  p.sequential_min_batches = 3;
+  p.warmup_batches = 3;
+  p.sequential_budget_s = 4;
+  p.compute_batch_sizes = with_batch_size({1, batch_size * 4}, batch_size);
+  p.compute_steps = 10;
+  p.compute_min_steps = 2;
+  p.compute_budget_s = 1.5;
+  p.compute_repetitions = 2;
+  p.startup_repetitions = 2;
+  p.cache_repetitions = 1;
+  p.cache_batches = 10;
+  p.scaling_samples_per_thread = 60;
+  p.memory_bench_bytes = 32ull << 20;
+  p.memory_repetitions = 3;
+  p.storage_bench_bytes = 16ull << 20;
+  p.storage_repetitions = 2;
+  p.random_reads = 200;
+  return p;
+}
+
+std::string describe_plan(const CalibrationPlan& p) {
+  std::string out = fmt::format("calibration plan ({}):\n", p.quick ? "quick" : "full");
+  out += fmt::format(
+      "  host: memory bandwidth ({} MiB x {}), storage sequential read ({} MiB x {}), {} random 4 KiB reads\n",
+      p.memory_bench_bytes >> 20, p.memory_repetitions, p.storage_bench_bytes >> 20, p.storage_repetitions,
+      p.random_reads);
+  out += fmt::format(
+      "  sequential runs (workers 0, batch {}, warm cache): {} x {}..{} batches + warm-up, "
+      "{} s budget each\n",
+      p.batch_size, p.repetitions, p.sequential_min_batches, p.sequential_batches, p.sequential_budget_s);
+  out += fmt::format(
+      "  compute curve: batch sizes {}, one probe step each, then {} x {}..{} steps, {} s budget per size\n",
+      p.compute_batch_sizes, p.compute_repetitions, p.compute_min_steps, p.compute_steps, p.compute_budget_s);
+  out += fmt::format("  worker start-up: {} epochs with {} workers\n", p.startup_repetitions, p.startup_workers);
+  out += fmt::format("  page cache: {} x cold then warm pass over {} batches\n", p.cache_repetitions, p.cache_batches);
+  out += fmt::format("  preprocess vs busy cores: {} samples per core\n", p.scaling_samples_per_thread);
+  for (const auto& point : p.clock_points) {
+    out += fmt::format("  clock sweep point {}: one sequential run\n", point.label());
+  }
+  return out;
+}
+
+}  // namespace edgetwin::calibrate

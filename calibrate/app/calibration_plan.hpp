@@ -1,0 +1,76 @@
+// What `edgetwin-calibrate run` measures and how often: the full plan (target: under 10
+// minutes for one workload on the 2-core dev VM) and the quick plan for tests and CI.
+//
+// Contract: plain numbers, no measuring here. Batch sizes of the compute curve always include
+// the workload's own. Per-step time budgets cap the number of batches a slow workload runs; a
+// step never runs fewer than its minimum, so a budget can be exceeded on a very slow device.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hardware/clock_controller.hpp"
+
+namespace edgetwin::calibrate {
+
+// One point of a clock sweep (Jetson): unset fields are left as they are.
+struct ClockPoint {
+  std::optional<int> online_cores;
+  std::optional<double> cpu_hz;
+  std::optional<double> gpu_hz;
+  std::optional<double> emc_hz;
+  std::string label() const;  // "cpu1190MHz_gpu520MHz", keys of [measurements]
+};
+
+struct CalibrationPlan {
+  bool quick = false;
+  int batch_size = 16;  // the workload's
+
+  // Sequential runs (w = 0, warm cache) separate fetch, preprocess, collate and compute.
+  int repetitions = 5;
+  std::int64_t sequential_batches = 300;  // at most, per repetition
+  std::int64_t sequential_min_batches = 5;
+  std::int64_t warmup_batches = 5;
+  double sequential_budget_s = 20;
+
+  // compute(batch size): the first batch repeated, steps timed alone. Each size is probed with
+  // one step first; a size whose probe takes over 2 x the budget keeps that one step as its
+  // only measurement and larger sizes are not run (their memory traffic makes them slower
+  // still: MobileNetV3 on the dev VM took 1.3 s at batch 16 and 42 s at batch 64).
+  std::vector<int> compute_batch_sizes;
+  std::int64_t compute_steps = 40;
+  std::int64_t compute_min_steps = 3;
+  std::int64_t compute_warmup_steps = 2;
+  double compute_budget_s = 6;
+  int compute_repetitions = 3;
+
+  // Worker start-up: one short epoch per repetition with this many workers (loading only).
+  int startup_repetitions = 5;
+  int startup_workers = 2;
+
+  // Cold vs warm page cache of the dataset files (loading only).
+  int cache_repetitions = 3;
+  std::int64_t cache_batches = 40;
+
+  // Preprocess cost against busy cores.
+  int scaling_samples_per_thread = 300;
+
+  // Host benchmarks.
+  std::uint64_t memory_bench_bytes = 256ull << 20;
+  int memory_repetitions = 5;
+  std::uint64_t storage_bench_bytes = 256ull << 20;
+  int storage_repetitions = 3;
+  int random_reads = 2000;
+
+  std::vector<ClockPoint> clock_points;  // each: one sequential run like a repetition's
+};
+
+CalibrationPlan make_plan(bool quick, int workload_batch_size);
+// The sysfs change a sweep point asks for: min = max = the point's frequency (pinned).
+ClockSetting clock_setting(const ClockPoint& point);
+// One line per step, for --dry-run and the log.
+std::string describe_plan(const CalibrationPlan& plan);
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,389 @@
+#include "app/calibrator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "app/batch_statistics.hpp"
+#include "config/config_error.hpp"
+#include "datasets/dataset_factory.hpp"
+#include "hardware/clock_controller.hpp"
+#include "hardware/cpu_affinity.hpp"
+#include "hardware/jetson_clocks.hpp"
+#include "hardware/page_cache_control.hpp"
+#include "hardware/power_discovery.hpp"
+#include "hardware/power_sampler.hpp"
+#include "profile/profile_document.hpp"
+#include "training/preprocess_scaling.hpp"
+#include "training/process_memory.hpp"
+#include "training/stage_clock.hpp"
+#include "training/torch_runtime.hpp"
+#include "training/training_runner.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+// Removes the storage benchmark's scratch file however the benchmark ends.
+class ScratchFile {
+ public:
+  explicit ScratchFile(std::filesystem::path path) : path_(std::move(path)) {}
+  ~ScratchFile() {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+double timed_seconds(const std::function<void()>& work) {
+  const auto start = WallClock::now();
+  work();
+  return seconds_between(start, WallClock::now());
+}
+
+Measurement power_measurement(const std::string& rail, const std::vector<PowerSample>& samples, std::size_t index) {
+  std::vector<double> watts;
+  for (const auto& s : samples) watts.push_back(s.watts.at(index));
+  return summarize("power_w_" + rail, watts, "W");
+}
+
+}  // namespace
+
+// The process's resident set before the dataset and model exist: LibTorch and the runtime.
+Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress) : setup_(std::move(setup)), progress_(progress) {
+  data_.footprint.process_bytes = resident_bytes();
+}
+
+Calibrator::~Calibrator() = default;
+
+RunSpec Calibrator::base_spec() const {
+  RunSpec spec;
+  spec.model = setup_.target.model;
+  spec.torchscript_file = setup_.target.torchscript_file;
+  spec.format = setup_.target.format;
+  spec.dataset_dir = setup_.dataset_dir;
+  spec.max_samples = setup_.max_samples;
+  spec.crop_size = setup_.crop_size;
+  spec.batch_size = setup_.plan.batch_size;
+  spec.workers = 0;
+  spec.prefetch_factor = setup_.target.workload.loader.prefetch_factor;
+  spec.drop_last = setup_.target.workload.loader.drop_last;
+  spec.seed = setup_.seed;
+  spec.intra_op_threads = setup_.intra_op_threads;
+  spec.device = setup_.torch_device;
+  return spec;
+}
+
+// What the simulator's step is. On a GPU: the device's step (CUDA events). CPU-only: all the
+// trainer does per batch once it has it (copy, step, loss, bookkeeping), since the simulator's
+// CPU step is the trainer's whole per-batch work there. Means over steps, not medians: an
+// epoch is a sum, and a sum's expectation is the mean's.
+BatchField Calibrator::step_field() const {
+  return data_.reference_gpu_freq_hz > 0 ? &MeasuredBatch::compute_s : &MeasuredBatch::train_s;
+}
+
+RunResult Calibrator::train(const RunSpec& spec) { return run_training(spec, *dataset_, &progress_); }
+
+// Everything that can be wrong with the user's input shows up here, before a long run.
+void Calibrator::check() {
+  dataset_ = open_dataset(setup_.target.format, setup_.dataset_dir);
+  const std::filesystem::path bench_dir = setup_.bench_dir.empty() ? setup_.dataset_dir : setup_.bench_dir;
+  if (::access(bench_dir.c_str(), W_OK) != 0) {
+    throw ConfigError({Diagnostic{bench_dir.string(), 0, 0, "--bench-dir",
+                                  "not writable; the storage benchmark writes a scratch file next to the dataset"}});
+  }
+  RunSpec spec = base_spec();
+  spec.max_batches_per_epoch = 1;
+  validate_run_spec(spec);
+  (void)run_training(spec, *dataset_);  // builds the model and trains one batch: shapes must fit
+  detect_clocks();
+}
+
+void Calibrator::detect_clocks() {
+  data_.host = read_host_facts(setup_.sysfs_root);
+  const JetsonClocks clocks(setup_.sysfs_root);
+  const ClockInventory inventory = clocks.inventory();
+  data_.cpu_available_hz = inventory.cpu_available_hz;
+  data_.gpu_available_hz = inventory.gpu_available_hz;
+  const double cpu_cur = clocks.cpus().empty() ? 0.0 : clocks.cpu_cur_hz(clocks.cpus().front().cpu);
+  data_.reference_cpu_freq_hz = setup_.reference_cpu_freq_hz > 0 ? setup_.reference_cpu_freq_hz
+                                                                 : (cpu_cur > 0 ? cpu_cur : data_.host.cpu_max_freq_hz);
+  if (data_.reference_cpu_freq_hz <= 0) {
+    throw ConfigError({Diagnostic{"", 0, 0, "--reference-cpu-freq-hz",
+                                  "cannot read the CPU clock from cpufreq or /proc/cpuinfo; give it in Hz"}});
+  }
+  const bool gpu = setup_.torch_device == "cuda" || (setup_.torch_device == "auto" && cuda_available());
+  data_.torch_device = gpu ? "cuda:0" : "cpu";
+  data_.reference_gpu_freq_hz = 0;
+  if (!gpu) return;
+  data_.reference_gpu_freq_hz = setup_.reference_gpu_freq_hz > 0 ? setup_.reference_gpu_freq_hz : clocks.gpu_cur_hz();
+  data_.reference_emc_freq_hz = clocks.emc_cur_hz();
+  if (data_.reference_gpu_freq_hz <= 0) {
+    throw ConfigError(
+        {Diagnostic{"", 0, 0, "--reference-gpu-freq-hz",
+                    "training runs on CUDA but no GPU devfreq clock was found; give the GPU clock in Hz"}});
+  }
+}
+
+std::uint64_t Calibrator::input_bytes_per_sample() const {
+  if (setup_.target.format == DatasetFormat::jpeg_folder) {
+    return 3ull * static_cast<std::uint64_t>(setup_.crop_size) * static_cast<std::uint64_t>(setup_.crop_size) * 4;
+  }
+  const Sample sample = dataset_->get(0);
+  return static_cast<std::uint64_t>(sample.image.height) * sample.image.width * sample.image.channels * 4;
+}
+
+// A short sequential run whose speed sizes the steps to their time budgets and the ETA.
+void Calibrator::probe() {
+  RunSpec spec = base_spec();
+  spec.max_batches_per_epoch = 3;
+  const RunResult r = run_training(spec, *dataset_);
+  const auto batches = timed_batches(r.batches, 1);
+  batch_s_ = std::max(1e-6, mean_of_field(batches, &MeasuredBatch::wait_s) + mean_of_field(batches, step_field()));
+  load_batch_s_ = std::max(1e-6, mean_of_field(batches, &MeasuredBatch::wait_s));
+  preprocess_sample_s_ = per_sample(batches, &MeasuredBatch::preprocess_s);
+  const CalibrationPlan& plan = setup_.plan;
+  sequential_ = fit_to_budget(batch_s_, plan.sequential_budget_s, plan.sequential_min_batches, plan.sequential_batches,
+                              plan.warmup_batches);
+  const std::int64_t per_epoch = std::max<std::int64_t>(1, r.dataset_samples / plan.batch_size);
+  sequential_.timed = std::max<std::int64_t>(1, std::min(sequential_.timed, per_epoch - sequential_.warmup));
+  probe_compute_sizes();
+}
+
+// One step per batch size, smallest first, with the peak RSS it reaches (footprint). Sizes
+// above the workload's are not tried when even a linear guess from it busts 3 budgets; a probe
+// over 2 budgets is that size's only measurement and stops the climb.
+void Calibrator::probe_compute_sizes() {
+  const CalibrationPlan& plan = setup_.plan;
+  const double step_at_batch = std::max(1e-6, batch_s_ - load_batch_s_);
+  for (const int bs : plan.compute_batch_sizes) {
+    const double guess = step_at_batch * static_cast<double>(bs) / plan.batch_size;
+    if (bs > plan.batch_size && guess > 3 * plan.compute_budget_s) break;
+    RunSpec spec = base_spec();
+    spec.batch_size = bs;
+    spec.input = InputMode::repeat_first_batch;
+    spec.max_batches_per_epoch = 1;
+    const bool track_memory = reset_peak_resident();
+    const std::uint64_t before = resident_bytes();
+    const RunResult r = run_training(spec, *dataset_);
+    if (track_memory) {
+      const std::uint64_t peak = peak_resident_bytes();
+      data_.footprint.peak_rss_by_batch_size.emplace_back(bs, peak > before ? peak - before : 0);
+    }
+    const double step_s = r.batches.front().*step_field();
+    probe_step_s_[bs] = step_s;
+    if (step_s > 2 * plan.compute_budget_s) {
+      if (bs != plan.batch_size) data_.compute_s_by_batch_size[bs].push_back(step_s);
+      break;
+    }
+    // The workload's own size gets its compute from the sequential runs.
+    if (bs != plan.batch_size) {
+      compute_steps_[bs] = fit_to_budget(step_s, plan.compute_budget_s, plan.compute_min_steps, plan.compute_steps,
+                                         plan.compute_warmup_steps);
+    }
+  }
+}
+
+void Calibrator::announce_steps() {
+  const CalibrationPlan& p = setup_.plan;
+  std::vector<std::pair<std::string, double>> steps;
+  steps.emplace_back("host benchmarks",
+                     static_cast<double>(p.memory_bench_bytes) * p.memory_repetitions / 4e9 +
+                         static_cast<double>(p.storage_bench_bytes) * (p.storage_repetitions + 1) / 1.5e8 +
+                         p.random_reads * 5e-4);
+  for (int rep = 0; rep < p.repetitions; ++rep) {
+    double estimate = static_cast<double>(sequential_.total()) * batch_s_;
+    if (rep < p.compute_repetitions) {
+      for (const auto& [bs, count] : compute_steps_)
+        estimate += static_cast<double>(count.total()) * probe_step_s_.at(bs);
+    }
+    steps.emplace_back(fmt::format("repetition {}/{}", rep + 1, p.repetitions), estimate);
+  }
+  steps.emplace_back("worker start-up", p.startup_repetitions * (2 * load_batch_s_ + 0.05));
+  steps.emplace_back("page cache", p.cache_repetitions * 2.0 * static_cast<double>(p.cache_batches) * load_batch_s_);
+  steps.emplace_back("preprocess vs cores",
+                     data_.host.online_cores * p.scaling_samples_per_thread * preprocess_sample_s_);
+  if (!p.clock_points.empty()) {
+    steps.emplace_back("clock sweep", static_cast<double>(p.clock_points.size() * sequential_.total()) * batch_s_);
+  }
+  progress_.set_steps(std::move(steps));
+}
+
+void Calibrator::measure_host_benchmarks() {
+  const CalibrationPlan& p = setup_.plan;
+  progress_.begin_step("host benchmarks");
+  data_.memory_bandwidth = measure_memory_bandwidth(p.memory_bench_bytes, p.memory_repetitions);
+  const std::filesystem::path dir = setup_.bench_dir.empty() ? setup_.dataset_dir : setup_.bench_dir;
+  const ScratchFile file(dir / fmt::format(".edgetwin-calibrate-bench-{}.bin", ::getpid()));
+  write_bench_file(file.path(), p.storage_bench_bytes, setup_.seed);
+  data_.storage_sequential = measure_sequential_read(file.path(), p.storage_repetitions);
+  data_.storage_random = measure_random_reads(file.path(), p.random_reads, setup_.seed);
+  data_.storage_bench_file = file.path().parent_path().string();
+  progress_.end_step();
+}
+
+void Calibrator::run_sequential(int rep) {
+  RunSpec spec = base_spec();
+  spec.max_batches_per_epoch = sequential_.total();
+  spec.seed = setup_.seed + static_cast<std::uint64_t>(rep);  // another slice of the data each time
+  const RunResult r = train(spec);
+  const auto batches = timed_batches(r.batches, static_cast<std::size_t>(sequential_.warmup));
+  data_.fetch_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::fetch_s));
+  data_.fetch_cpu_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::fetch_cpu_s));
+  data_.preprocess_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::preprocess_s));
+  data_.collate_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::collate_s));
+  data_.wait_s_per_batch.push_back(mean_of_field(batches, &MeasuredBatch::wait_s));
+  data_.issue_s_per_batch.push_back(mean_of_field(batches, &MeasuredBatch::issue_s));
+  data_.compute_s_by_batch_size[spec.batch_size].push_back(mean_of_field(batches, step_field()));
+  data_.sequential_batch_s.push_back(r.epochs.front().e2e_s / static_cast<double>(r.batches.size()));
+  data_.intra_op_threads = r.intra_op_threads;
+  data_.libtorch_version = r.libtorch_version;
+  data_.footprint.parameter_count = r.parameter_count;
+}
+
+void Calibrator::run_compute(int batch_size) {
+  const BatchCount count = compute_steps_.at(batch_size);
+  RunSpec spec = base_spec();
+  spec.batch_size = batch_size;
+  spec.input = InputMode::repeat_first_batch;
+  spec.max_batches_per_epoch = count.total();
+  const RunResult r = train(spec);
+  const auto steps = timed_batches(r.batches, static_cast<std::size_t>(count.warmup));
+  data_.compute_s_by_batch_size[batch_size].push_back(mean_of_field(steps, step_field()));
+}
+
+// One sequential run and, in the first compute_repetitions, the compute curve: interleaved,
+// so that drift of a shared machine hits both alike.
+void Calibrator::run_repetition(int rep) {
+  const CalibrationPlan& p = setup_.plan;
+  std::int64_t units = sequential_.total();
+  if (rep < p.compute_repetitions) {
+    for (const auto& [bs, count] : compute_steps_) units += count.total();
+  }
+  progress_.begin_step(fmt::format("repetition {}/{}", rep + 1, p.repetitions), units);
+  run_sequential(rep);
+  if (rep < p.compute_repetitions) {
+    for (const auto& [bs, count] : compute_steps_) run_compute(bs);
+  }
+  progress_.end_step();
+}
+
+void Calibrator::measure_worker_startup() {
+  const CalibrationPlan& p = setup_.plan;
+  RunSpec spec = base_spec();
+  spec.workers = p.startup_workers;
+  spec.epochs = p.startup_repetitions;
+  spec.max_batches_per_epoch = 2;
+  spec.input = InputMode::load_only;
+  progress_.begin_step("worker start-up", spec.epochs * spec.max_batches_per_epoch);
+  const RunResult r = train(spec);
+  for (const auto& s : r.worker_startups) data_.worker_startup_s.push_back(s.wall_s);
+  progress_.end_step();
+}
+
+// File-per-sample data: the same batches read right after evicting the files, then again.
+// In-RAM formats read their files once, when opened: time that open, cold and warm.
+void Calibrator::measure_cache() {
+  const CalibrationPlan& p = setup_.plan;
+  CacheComparison cache;
+  const bool per_sample_files = setup_.target.format == DatasetFormat::jpeg_folder;
+  progress_.begin_step("page cache", per_sample_files ? 2 * p.cache_repetitions * p.cache_batches : 0);
+  RunSpec spec = base_spec();
+  spec.max_batches_per_epoch = p.cache_batches;
+  spec.input = InputMode::load_only;
+  for (int rep = 0; rep < p.cache_repetitions; ++rep) {
+    evict_files(dataset_->files());
+    cache.residency_after_evict = files_residency(dataset_->files()).fraction();
+    if (per_sample_files) {
+      const auto cold = train(spec);
+      const auto warm = train(spec);
+      cache.cold_fetch_s_per_sample.push_back(per_sample(cold.batches, &MeasuredBatch::fetch_s));
+      cache.warm_fetch_s_per_sample.push_back(per_sample(warm.batches, &MeasuredBatch::fetch_s));
+    } else {
+      cache.cold_open_s.push_back(
+          timed_seconds([&] { dataset_ = open_dataset(setup_.target.format, setup_.dataset_dir); }));
+      cache.warm_open_s.push_back(
+          timed_seconds([&] { dataset_ = open_dataset(setup_.target.format, setup_.dataset_dir); }));
+    }
+    cache.residency_after_warm = files_residency(dataset_->files()).fraction();
+  }
+  data_.cache = cache;
+  progress_.end_step();
+}
+
+void Calibrator::measure_scaling() {
+  progress_.begin_step("preprocess vs cores");
+  const auto points = measure_preprocess_scaling(*dataset_, setup_.crop_size, data_.host.online_cores,
+                                                 setup_.plan.scaling_samples_per_thread, setup_.seed);
+  for (const auto& point : points) data_.preprocess_s_per_sample_by_cores[point.busy_cores] = point.s_per_sample;
+  progress_.end_step();
+}
+
+// Each point: clocks set, a short sequential run, measurements keyed by the point's label.
+// The controller puts every clock back when it goes out of scope, also on an exception.
+void Calibrator::sweep_clocks() {
+  const CalibrationPlan& p = setup_.plan;
+  if (p.clock_points.empty()) return;
+  progress_.begin_step("clock sweep", static_cast<std::int64_t>(p.clock_points.size()) * sequential_.total());
+  ClockController controller(JetsonClocks(setup_.sysfs_root), false, &std::cerr);
+  for (const auto& point : p.clock_points) {
+    controller.apply(clock_setting(point));
+    RunSpec spec = base_spec();
+    spec.max_batches_per_epoch = sequential_.total();
+    const auto batches = timed_batches(train(spec).batches, static_cast<std::size_t>(sequential_.warmup));
+    const std::string label = "sweep_" + point.label();
+    data_.extra.push_back(summarize(fmt::format("{}_compute_s_bs{}", label, p.batch_size),
+                                    field_values(batches, &MeasuredBatch::compute_s), "s/batch"));
+    data_.extra.push_back(summarize(label + "_preprocess_s_per_sample",
+                                    per_sample_values(batches, &MeasuredBatch::preprocess_s), "s/sample"));
+  }
+  controller.restore();
+  progress_.end_step();
+}
+
+CalibrationData Calibrator::run() {
+  if (!dataset_) check();
+  data_.device_name = setup_.device_name;
+  data_.workload_name = setup_.target.workload.name;
+  data_.command = setup_.command;
+  data_.created = iso_utc_now();
+  data_.batch_size = setup_.plan.batch_size;
+  data_.layout = setup_.target.workload.dataset.layout;
+  data_.footprint.input_bytes_per_sample = input_bytes_per_sample();
+  data_.footprint.batch_size = setup_.plan.batch_size;
+  data_.footprint.prefetch_factor = setup_.target.workload.loader.prefetch_factor;
+
+  probe();
+  announce_steps();
+  measure_host_benchmarks();
+  PowerSampler power(discover_power_sensors(setup_.sysfs_root), std::chrono::milliseconds(200));
+  data_.power_status = power.status();
+  if (power.available()) power.start();
+  for (int rep = 0; rep < setup_.plan.repetitions; ++rep) run_repetition(rep);
+  if (power.available()) {
+    power.stop();
+    const auto rails = power.rails();
+    const auto samples = power.samples();
+    for (std::size_t i = 0; i < rails.size() && !samples.empty(); ++i) {
+      data_.extra.push_back(power_measurement(rails[i], samples, i));
+    }
+  }
+  measure_worker_startup();
+  measure_cache();
+  measure_scaling();
+  sweep_clocks();
+  progress_.finish();
+  data_.calibration_s = progress_.elapsed_s();
+  return data_;
+}
+
+}  // namespace edgetwin::calibrate

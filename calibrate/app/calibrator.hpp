@@ -1,0 +1,85 @@
+// Runs a calibration plan on this machine: real training runs through the training runner,
+// host benchmarks, page-cache control, CPU affinity, a clock sweep where the device has
+// clocks, power sampling where it has sensors. Produces CalibrationData; deriving the profile
+// from it is profile_builder's job.
+//
+// Contract: check() validates everything a run needs (dataset opens, model builds and takes
+// the dataset's input, reference clocks known, bench directory writable) before anything is
+// measured; run() then measures. Clocks changed by the sweep are put back when run() returns
+// or throws (ClockController). Files it writes (the storage bench file) are removed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "app/calibration_data.hpp"
+#include "app/batch_statistics.hpp"
+#include "app/calibration_plan.hpp"
+#include "app/progress_line.hpp"
+#include "app/step_budget.hpp"
+#include "app/workload_target.hpp"
+#include "datasets/dataset.hpp"
+#include "training/run_spec.hpp"
+#include "training/run_result.hpp"
+
+namespace edgetwin::calibrate {
+
+struct CalibrationSetup {
+  std::string device_name;
+  WorkloadTarget target;
+  std::filesystem::path dataset_dir;
+  std::string command;
+  CalibrationPlan plan;
+  int intra_op_threads = 1;
+  std::string torch_device = "auto";
+  std::uint64_t seed = 1;
+  int crop_size = 224;
+  std::int64_t max_samples = 0;
+  std::filesystem::path sysfs_root = "/";
+  std::filesystem::path bench_dir;    // storage benchmark file goes here; empty = dataset dir
+  double reference_cpu_freq_hz = 0;   // 0 = detect (cpufreq, else /proc/cpuinfo)
+  double reference_gpu_freq_hz = -1;  // < 0 = detect (GPU devfreq); needed with CUDA
+};
+
+class Calibrator {
+ public:
+  Calibrator(CalibrationSetup setup, ProgressLine& progress);
+  ~Calibrator();
+
+  void check();
+  CalibrationData run();
+
+ private:
+  RunSpec base_spec() const;
+  RunResult train(const RunSpec& spec);
+  BatchField step_field() const;
+  void detect_clocks();
+  void probe();
+  void probe_compute_sizes();
+  void announce_steps();
+  void measure_host_benchmarks();
+  void run_repetition(int rep);
+  void run_sequential(int rep);
+  void run_compute(int batch_size);
+  void measure_worker_startup();
+  void measure_cache();
+  void measure_scaling();
+  void sweep_clocks();
+  std::uint64_t input_bytes_per_sample() const;
+
+  CalibrationSetup setup_;
+  ProgressLine& progress_;
+  CalibrationData data_;
+  std::unique_ptr<Dataset> dataset_;
+  BatchCount sequential_;                    // batches of each sequential repetition
+  std::map<int, BatchCount> compute_steps_;  // sizes repeated in every compute repetition
+  std::map<int, double> probe_step_s_;       // one probed step per size
+  double batch_s_ = 0;                       // sequential batch (load + step), from the probe
+  double load_batch_s_ = 0;                  // loading alone (fetch + preprocess + collate)
+  double preprocess_sample_s_ = 0;
+};
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,56 @@
+#include "app/import_command.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+
+#include "app/output_files.hpp"
+#include "app/workload_target.hpp"
+#include "config/config_error.hpp"
+#include "config/workload_loader.hpp"
+#include "import/profile_import.hpp"
+#include "profile/profile_writer.hpp"
+
+namespace edgetwin::calibrate {
+
+CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
+  CLI::App* c = app.add_subcommand("import", "build a profile from Python training logs (docs/import.md)");
+  c->add_option("--workload", o.workload, "workload name or file")->required();
+  c->add_option("--trace", o.traces, "trace CSV (epoch,batch,batch_size,fetch_s,compute_s[,io_s]); repeatable");
+  c->add_option("--study-prefix", o.study_prefix, "prefix of the study's <prefix>_fetch.csv / _compute.csv logs");
+  c->add_option("--batch-size", o.batch_size, "study logs: the DataLoader's batch size (default: the workload's)");
+  c->add_flag("--sequential", o.sequential, "the runs used num_workers=0");
+  c->add_option("--skip-epochs", o.skip_epochs, "leave out epochs < N");
+  c->add_option("--device", o.device, "device the runs were on (default: the workload's costs.device)");
+  c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the runs (default: the workload's)");
+  c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the runs (default: the workload's)");
+  c->add_option("--out", o.out, "profile file (default: profiles/<device>/<workload>.toml)");
+  return c;
+}
+
+int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_dir) {
+  const WorkloadSpec workload = load_workload(locate_workload(o.workload, data_dir));
+  ImportOptions options;
+  options.study_prefix = o.study_prefix;
+  options.trace_csvs = o.traces;
+  options.batch_size = o.batch_size;
+  options.derivation.sequential = o.sequential;
+  options.derivation.skip_epochs = o.skip_epochs;
+  options.derivation.device = o.device;
+  options.derivation.reference_cpu_freq_hz = o.reference_cpu_freq_hz;
+  options.derivation.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
+  options.command = o.command;
+  if (o.study_prefix.has_value() == !o.traces.empty()) {
+    throw ConfigError({Diagnostic{"", 0, 0, "--trace / --study-prefix",
+                                  "give trace CSV files or a study log prefix, not both or neither"}});
+  }
+  ProfileDocument doc = import_profile(options, workload);
+  const auto file = o.out.empty() ? default_profile_path(".", doc.profile) : o.out;
+  check_output_target(file, "--out");
+  write_checked_profile(file, doc);
+  std::cout << "wrote " << file.string() << '\n';
+  return 0;
+}
+
+}  // namespace edgetwin::calibrate

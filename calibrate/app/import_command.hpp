@@ -1,0 +1,34 @@
+// `edgetwin-calibrate import`: a profile from Python training logs, through the import
+// library (docs/import.md lists the options). The profile is written like `run` writes it:
+// loaded back with the simulator's loader before it replaces anything.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace edgetwin::calibrate {
+
+struct ImportCommandOptions {
+  std::string workload;
+  std::vector<std::filesystem::path> traces;
+  std::optional<std::filesystem::path> study_prefix;
+  int batch_size = 0;
+  bool sequential = false;
+  int skip_epochs = 0;
+  std::string device;
+  double reference_cpu_freq_hz = 0;
+  double reference_gpu_freq_hz = -1;
+  std::filesystem::path out;
+  std::string command;
+};
+
+CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& options);
+int run_import(const ImportCommandOptions& options, const std::filesystem::path& data_dir);
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,81 @@
+// edgetwin-calibrate: measures real LibTorch training on the device at hand and writes the
+// profile TOML (and host device TOML) that `edgetwin predict` loads. Parses the command line
+// and hands over to one command; bad input exits with code 2 and a message on stderr.
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/import_command.hpp"
+#include "app/make_dataset_command.hpp"
+#include "app/measure_command.hpp"
+#include "app/run_command.hpp"
+#include "config/config_error.hpp"
+#include "datasets/dataset_error.hpp"
+#include "hardware/hardware_error.hpp"
+
+namespace {
+
+// The command line as typed, for the profile's [profile] command.
+std::string command_line(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = i == 0 ? std::filesystem::path(argv[0]).filename().string() : argv[i];
+    if (arg.find_first_of(" \t\"'") != std::string::npos) arg = "'" + arg + "'";
+    out += (i ? " " : "") + arg;
+  }
+  return out;
+}
+
+int dispatch(const CLI::App& app, edgetwin::calibrate::RunOptions& run, edgetwin::calibrate::MeasureOptions& measure,
+             edgetwin::calibrate::MakeDatasetOptions& make, edgetwin::calibrate::ImportCommandOptions& import) {
+  const std::filesystem::path data_dir = EDGETWIN_DATA_DIR;
+  if (app.got_subcommand("run")) return edgetwin::calibrate::run_calibration(run, data_dir);
+  if (app.got_subcommand("measure")) return edgetwin::calibrate::run_measure(measure, data_dir);
+  if (app.got_subcommand("make-dataset")) return edgetwin::calibrate::run_make_dataset(make);
+  if (app.got_subcommand("import")) return edgetwin::calibrate::run_import(import, data_dir);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "edgetwin-calibrate: measure real LibTorch training on this device and write the profile edgetwin loads"};
+  app.require_subcommand(1);
+  edgetwin::calibrate::RunOptions run;
+  edgetwin::calibrate::MeasureOptions measure;
+  edgetwin::calibrate::MakeDatasetOptions make;
+  edgetwin::calibrate::ImportCommandOptions import;
+  edgetwin::calibrate::add_run_command(app, run);
+  edgetwin::calibrate::add_measure_command(app, measure);
+  edgetwin::calibrate::add_make_dataset_command(app, make);
+  edgetwin::calibrate::add_import_command(app, import);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  run.command = import.command = command_line(argc, argv);
+  try {
+    return dispatch(app, run, measure, make, import);
+  } catch (const edgetwin::ConfigError& e) {
+    std::cerr << e.what() << '\n';
+  } catch (const edgetwin::calibrate::DatasetError& e) {
+    std::cerr << "edgetwin-calibrate: dataset: " << e.what() << '\n';
+  } catch (const edgetwin::calibrate::HardwareError& e) {
+    std::cerr << "edgetwin-calibrate: hardware: " << e.what() << '\n';
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "edgetwin-calibrate: " << e.what() << '\n';
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "edgetwin-calibrate: " << e.what() << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "edgetwin-calibrate: internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,47 @@
+#include "app/measure_command.hpp"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/measured_report.hpp"
+#include "app/output_files.hpp"
+#include "profile/atomic_file.hpp"
+#include "training/training_runner.hpp"
+
+namespace edgetwin::calibrate {
+
+CLI::App* add_measure_command(CLI::App& app, MeasureOptions& o) {
+  CLI::App* c = app.add_subcommand("measure", "train real epochs of one configuration and report them");
+  add_training_options(*c, o.training);
+  c->add_option("--epochs", o.epochs, "epochs to train")->capture_default_str();
+  c->add_flag("--cold", o.cold, "evict the dataset's files from the page cache before epoch 0");
+  c->add_flag("--json", o.json, "JSON in the shape of edgetwin predict --json");
+  c->add_option("--out", o.out, "write the JSON to this file instead of stdout");
+  return c;
+}
+
+int run_measure(const MeasureOptions& o, const std::filesystem::path& data_dir) {
+  const WorkloadTarget target = resolve_target(o.training.workload, data_dir, o.training.format, o.training.model);
+  if (!o.out.empty()) check_output_target(o.out, "--out");
+  RunSpec spec = training_spec(o.training, target);
+  spec.epochs = o.epochs;
+  spec.evict_before_first_epoch = o.cold;
+  spec.measure_residency = true;
+  const RunResult result = run_training(spec);
+  const std::string device = device_name_or_default(o.training);
+  if (!o.json && o.out.empty()) {
+    std::cout << measured_run_text(result);
+    return 0;
+  }
+  const std::string json = measured_run_json(result, device, target.workload.name);
+  if (o.out.empty()) {
+    std::cout << json << '\n';
+  } else {
+    if (o.out.has_parent_path()) std::filesystem::create_directories(o.out.parent_path());
+    write_file_atomically(o.out, json);
+  }
+  return 0;
+}
+
+}  // namespace edgetwin::calibrate

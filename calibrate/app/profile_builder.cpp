@@ -1,0 +1,148 @@
+#include "app/profile_builder.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+double median_of(const std::vector<double>& values) { return values.empty() ? 0.0 : quantile(values, 0.5); }
+
+void add_measurement(std::vector<Measurement>& out, const std::string& name, const std::vector<double>& values,
+                     const std::string& unit) {
+  if (!values.empty()) out.push_back(summarize(name, values, unit));
+}
+
+ComputeCurve compute_curve(const CalibrationData& data) {
+  ComputeCurve curve;
+  for (const auto& [batch_size, seconds] : data.compute_s_by_batch_size) {  // std::map: ascending
+    if (seconds.empty()) continue;
+    curve.batch_sizes.push_back(batch_size);
+    curve.seconds.push_back(median_of(seconds));
+  }
+  if (curve.batch_sizes.empty()) throw std::invalid_argument("calibration measured no compute time");
+  return curve;
+}
+
+std::string costs_source(const CalibrationData& d) {
+  std::string source = fmt::format(
+      "edgetwin-calibrate on {} ({}, {} cores), {}: loader costs from sequential runs (workers 0, warm cache, "
+      "{} repetitions, medians); compute on {} with {} LibTorch intra-op thread(s), batch sizes measured alone",
+      d.host.hostname, d.host.cpu_model, d.host.online_cores, d.created, d.fetch_s_per_sample.size(), d.torch_device,
+      d.intra_op_threads);
+  if (d.reference_gpu_freq_hz <= 0) source += "; launch_cpu_s_per_batch 0: CPU-only, the step includes it";
+  if (d.worker_startup_s.empty()) source += "; worker start-up not measured";
+  return source;
+}
+
+CostSpec derive_costs(const CalibrationData& d) {
+  CostSpec c;
+  c.device = d.device_name;
+  c.reference_cpu_freq_hz = d.reference_cpu_freq_hz;
+  c.reference_gpu_freq_hz = d.reference_gpu_freq_hz;
+  c.reference_emc_freq_hz = d.reference_emc_freq_hz;
+  c.fetch_cpu_s_per_sample = median_of(d.fetch_s_per_sample);
+  c.preprocess_cpu_s_per_sample = median_of(d.preprocess_s_per_sample);
+  c.collate_cpu_s_per_sample = median_of(d.collate_s_per_sample);
+  c.launch_cpu_s_per_batch = d.reference_gpu_freq_hz > 0 ? median_of(d.issue_s_per_batch) : 0.0;
+  c.worker_startup_cpu_s = median_of(d.worker_startup_s);
+  c.compute = compute_curve(d);
+  c.provenance = Provenance{"measured", costs_source(d)};
+  return c;
+}
+
+FootprintSpec derive_footprint(const CalibrationData& d) {
+  const FootprintData& f = d.footprint;
+  FootprintSpec s;
+  s.process_bytes = static_cast<double>(f.process_bytes);
+  s.model_bytes = static_cast<double>(f.parameter_count) * 4.0 * 2.0;
+  s.optimizer_bytes = static_cast<double>(f.parameter_count) * 4.0;
+  s.activation_bytes_per_sample = activation_bytes_per_sample(f);
+  s.worker_bytes =
+      static_cast<double>(f.prefetch_factor) * f.batch_size * static_cast<double>(f.input_bytes_per_sample);
+  s.provenance = Provenance{
+      "measured",
+      fmt::format("edgetwin-calibrate on {}, {}: process = RSS with LibTorch loaded before dataset and model; "
+                  "model and optimizer from {} float32 parameters (weights + gradients, SGD momentum); activations = "
+                  "growth of peak RSS per sample across batch sizes; workers are threads, each holding "
+                  "prefetch_factor ({}) batches of {}-byte inputs",
+                  d.host.hostname, d.created, f.parameter_count, f.prefetch_factor, f.input_bytes_per_sample)};
+  return s;
+}
+
+std::vector<Measurement> measurements(const CalibrationData& d) {
+  std::vector<Measurement> m;
+  add_measurement(m, "fetch_s_per_sample", d.fetch_s_per_sample, "s/sample");
+  add_measurement(m, "fetch_thread_cpu_s_per_sample", d.fetch_cpu_s_per_sample, "s/sample");
+  add_measurement(m, "preprocess_s_per_sample", d.preprocess_s_per_sample, "s/sample");
+  add_measurement(m, "collate_s_per_sample", d.collate_s_per_sample, "s/sample");
+  add_measurement(m, "sequential_wait_s_per_batch", d.wait_s_per_batch, "s/batch");
+  add_measurement(m, "sequential_e2e_s_per_batch", d.sequential_batch_s, "s/batch");
+  add_measurement(m, "issue_s_per_batch", d.issue_s_per_batch, "s/batch");
+  for (const auto& [bs, seconds] : d.compute_s_by_batch_size) {
+    add_measurement(m, fmt::format("compute_s_bs{}", bs), seconds, "s/batch");
+  }
+  add_measurement(m, "worker_startup_s", d.worker_startup_s, "s");
+  for (const auto& [cores, seconds] : d.preprocess_s_per_sample_by_cores) {
+    add_measurement(m, fmt::format("preprocess_s_per_sample_{}_busy_cores", cores), seconds, "s/sample");
+  }
+  if (d.cache) {
+    add_measurement(m, "cold_fetch_s_per_sample", d.cache->cold_fetch_s_per_sample, "s/sample");
+    add_measurement(m, "warm_fetch_s_per_sample", d.cache->warm_fetch_s_per_sample, "s/sample");
+    add_measurement(m, "cold_dataset_open_s", d.cache->cold_open_s, "s");
+    add_measurement(m, "warm_dataset_open_s", d.cache->warm_open_s, "s");
+    add_measurement(m, "residency_after_evict", {d.cache->residency_after_evict}, "fraction");
+    add_measurement(m, "residency_after_warm_pass", {d.cache->residency_after_warm}, "fraction");
+  }
+  if (d.memory_bandwidth) add_measurement(m, "memory_bandwidth", d.memory_bandwidth->bytes_per_s, "B/s");
+  if (d.storage_sequential) add_measurement(m, "storage_sequential_read", d.storage_sequential->bytes_per_s, "B/s");
+  if (d.storage_random) add_measurement(m, "storage_random_read_s", {d.storage_random->s_per_read}, "s/request");
+  add_measurement(m, "intra_op_threads", {static_cast<double>(d.intra_op_threads)}, "threads");
+  m.insert(m.end(), d.extra.begin(), d.extra.end());
+  if (d.calibration_s > 0) add_measurement(m, "calibration_s", {d.calibration_s}, "s");
+  return m;
+}
+
+}  // namespace
+
+double activation_bytes_per_sample(const FootprintData& footprint) {
+  auto points = footprint.peak_rss_by_batch_size;
+  if (points.size() < 2) return 0.0;
+  std::sort(points.begin(), points.end());
+  // Least-squares slope: single points are noisy (the allocator keeps freed blocks).
+  double mean_x = 0, mean_y = 0;
+  for (const auto& [x, y] : points) {
+    mean_x += x;
+    mean_y += static_cast<double>(y);
+  }
+  mean_x /= static_cast<double>(points.size());
+  mean_y /= static_cast<double>(points.size());
+  double sxy = 0, sxx = 0;
+  for (const auto& [x, y] : points) {
+    sxy += (x - mean_x) * (static_cast<double>(y) - mean_y);
+    sxx += (x - mean_x) * (x - mean_x);
+  }
+  return sxx > 0 ? std::max(0.0, sxy / sxx) : 0.0;
+}
+
+ProfileDocument build_profile(const CalibrationData& d) {
+  ProfileDocument doc;
+  doc.profile.device = d.device_name;
+  doc.profile.workload = d.workload_name;
+  doc.profile.created = d.created;
+  doc.profile.command = d.command;
+  doc.profile.costs = derive_costs(d);
+  if (d.footprint.parameter_count > 0) doc.profile.footprint = derive_footprint(d);
+  doc.provenance.host = d.host.hostname;
+  doc.provenance.cpu_model = d.host.cpu_model;
+  doc.provenance.cores = d.host.online_cores;
+  doc.provenance.libtorch_version = d.libtorch_version;
+  doc.provenance.power = d.power_status;
+  doc.measurements = measurements(d);
+  return doc;
+}
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,35 @@
+// Turns what a calibration measured into the profile the simulator loads. Derivations (also
+// in docs/calibrate.md):
+//   fetch_cpu_s_per_sample       median over repetitions of sequential (w = 0) warm-cache runs
+//                                of sum(fetch_s) / samples: the copy out of RAM or the read of
+//                                a cached file, i.e. the CPU side of fetching (the simulator
+//                                adds storage time for page-cache misses itself)
+//   preprocess_cpu_s_per_sample  same for decode + transforms
+//   collate_cpu_s_per_sample     same for stacking the batch
+//   launch_cpu_s_per_batch       GPU: median host time to issue a step; CPU-only: 0, because
+//                                the simulator's CPU step already is the whole measured step
+//   worker_startup_cpu_s         median start-up of one loader worker
+//   compute                      per batch size, median over repetitions of the mean step: GPU:
+//                                CUDA-event step; CPU-only: everything the trainer does per batch
+//                                once it has it (copy, step, loss, records), which is what the
+//                                simulator's CPU step stands for; the workload's own batch size
+//                                from the sequential runs, the others from repeated batches
+//   footprint                    process RSS before the model; parameters x 4 B x 2 (weights
+//                                and gradients); x 4 B (SGD momentum); activations: growth of
+//                                peak RSS per extra sample across batch sizes; a worker holds
+//                                prefetch_factor batches of input tensors (threads share the rest)
+// Every derived value is also written under [measurements] with its spread.
+#pragma once
+
+#include "app/calibration_data.hpp"
+#include "config/specs.hpp"
+#include "profile/profile_document.hpp"
+
+namespace edgetwin::calibrate {
+
+ProfileDocument build_profile(const CalibrationData& data);
+
+// Slope of peak RSS growth over batch size (bytes per sample), 0 when it cannot be told.
+double activation_bytes_per_sample(const FootprintData& footprint);
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,61 @@
+#include "app/training_options.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <CLI/CLI.hpp>
+
+#include "hardware/host_facts.hpp"
+
+namespace edgetwin::calibrate {
+
+void add_training_options(CLI::App& c, TrainingOptions& o) {
+  c.add_option("--workload", o.workload, "workload name (workloads/NAME.toml) or file")->required();
+  c.add_option("--dataset", o.dataset, "dataset directory in the workload's on-disk format")->required();
+  c.add_option("--model", o.model,
+               "built-in model (lenet5, resnet18-cifar, mobilenetv3-large) or TorchScript file .pt");
+  c.add_option("--format", o.format, "dataset format: mnist, cifar10, jpeg-folder (default: from the workload)");
+  c.add_option("--device-name", o.device_name, "device name in the output (default: host-<hostname>)");
+  c.add_option("--intra-op-threads", o.intra_op_threads, "LibTorch intra-op threads of the trainer (0: all CPUs)")
+      ->capture_default_str();
+  c.add_option("--torch-device", o.torch_device, "auto, cpu or cuda")->capture_default_str();
+  c.add_option("--seed", o.seed, "seed of sampler, augmentation and model initialisation")->capture_default_str();
+  c.add_option("--crop-size", o.crop_size, "RandomResizedCrop side for jpeg-folder")->capture_default_str();
+  c.add_option("--max-samples", o.max_samples, "use only the first N samples (0: all)")->capture_default_str();
+  c.add_option("--workers", o.workers, "DataLoader workers (default: the workload's)");
+  c.add_option("--batch-size", o.batch_size, "mini-batch size (default: the workload's)");
+  c.add_option("--prefetch-factor", o.prefetch_factor, "batches in flight per worker (default: the workload's)");
+}
+
+std::string default_device_name() {
+  std::string name = read_host_facts().hostname;
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return std::isalnum(ch) ? static_cast<char>(std::tolower(ch)) : '-'; });
+  return "host-" + (name.empty() ? std::string("unknown") : name);
+}
+
+std::string device_name_or_default(const TrainingOptions& options) {
+  return options.device_name.empty() ? default_device_name() : options.device_name;
+}
+
+RunSpec training_spec(const TrainingOptions& o, const WorkloadTarget& t) {
+  const LoaderSpec& loader = t.workload.loader;
+  RunSpec spec;
+  spec.model = t.model;
+  spec.torchscript_file = t.torchscript_file;
+  spec.format = t.format;
+  spec.dataset_dir = o.dataset;
+  spec.max_samples = o.max_samples;
+  spec.crop_size = o.crop_size;
+  spec.batch_size = o.batch_size.value_or(loader.batch_size);
+  spec.workers = o.workers.value_or(loader.workers);
+  spec.prefetch_factor = o.prefetch_factor.value_or(loader.prefetch_factor);
+  spec.drop_last = loader.drop_last;
+  spec.shuffle = loader.shuffle;
+  spec.seed = o.seed;
+  spec.intra_op_threads = o.intra_op_threads;
+  spec.device = o.torch_device;
+  return spec;
+}
+
+}  // namespace edgetwin::calibrate

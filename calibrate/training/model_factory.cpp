@@ -1,0 +1,32 @@
+#include "training/model_factory.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/utils.h>
+
+#include "config/config_error.hpp"
+#include "training/lenet5.hpp"
+#include "training/mobilenet_v3_large.hpp"
+#include "training/model_names.hpp"
+#include "training/native_model.hpp"
+#include "training/resnet18_cifar.hpp"
+#include "training/scripted_model.hpp"
+
+namespace edgetwin::calibrate {
+
+std::unique_ptr<TrainableModel> make_model(const std::string& name, const std::filesystem::path& torchscript_file,
+                                           int classes, std::uint64_t seed) {
+  if (!torchscript_file.empty()) return std::make_unique<ScriptedModel>(torchscript_file);
+  torch::manual_seed(seed);
+  const std::string canonical = canonical_model_name(name);
+  if (canonical == "lenet5") return std::make_unique<NativeModel>(canonical, std::make_shared<LeNet5>(classes));
+  if (canonical == "resnet18-cifar")
+    return std::make_unique<NativeModel>(canonical, std::make_shared<ResNet18Cifar>(classes));
+  if (canonical == "mobilenetv3-large")
+    return std::make_unique<NativeModel>(canonical, std::make_shared<MobileNetV3Large>(classes));
+  throw ConfigError({Diagnostic{"", 0, 0, "--model",
+                                fmt::format("unknown model \"{}\"; valid: {}, or a TorchScript file (.pt)", name,
+                                            fmt::join(model_names(), ", "))}});
+}
+
+}  // namespace edgetwin::calibrate

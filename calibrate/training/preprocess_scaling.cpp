@@ -1,0 +1,79 @@
+#include "training/preprocess_scaling.hpp"
+
+#include <algorithm>
+#include <barrier>
+#include <thread>
+
+#include "hardware/cpu_affinity.hpp"
+#include "training/stage_clock.hpp"
+#include "training/torch_runtime.hpp"
+#include "training/transform_factory.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+double preprocess_one_thread(const Dataset& dataset, const SampleTransform& transform, int thread, int samples,
+                             std::uint64_t seed, std::barrier<>& start_line, bool& arrived) {
+  use_one_compute_thread_here();
+  arrived = true;
+  start_line.arrive_and_wait();
+  const auto n = static_cast<std::int64_t>(dataset.size());
+  const auto start = WallClock::now();
+  for (int i = 0; i < samples; ++i) {
+    const auto index = (static_cast<std::int64_t>(thread) * samples + i) % n;
+    const Sample sample = dataset.decode(dataset.fetch(static_cast<std::size_t>(index)));
+    SampleRandom random(seed, 0, index);
+    (void)transform.apply(sample.image, random);
+  }
+  return seconds_between(start, WallClock::now()) / samples;
+}
+
+PreprocessScalingPoint run_with_cores(const Dataset& dataset, const SampleTransform& transform,
+                                      const std::vector<int>& cpus, int samples, std::uint64_t seed) {
+  const int k = static_cast<int>(cpus.size());
+  PreprocessScalingPoint point;
+  point.busy_cores = k;
+  point.s_per_sample.assign(static_cast<std::size_t>(k), 0.0);
+  std::barrier<> start_line(k);
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(k));
+  for (int t = 0; t < k; ++t) {
+    threads.emplace_back([&, t] {
+      bool arrived = false;
+      try {
+        set_thread_affinity({cpus[static_cast<std::size_t>(t)]});
+        point.s_per_sample[static_cast<std::size_t>(t)] =
+            preprocess_one_thread(dataset, transform, t, samples, seed, start_line, arrived);
+      } catch (...) {
+        errors[static_cast<std::size_t>(t)] = std::current_exception();
+        if (!arrived) start_line.arrive_and_drop();  // do not leave the others at the start line
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  auto sorted = point.s_per_sample;
+  std::sort(sorted.begin(), sorted.end());
+  point.median_s_per_sample = sorted[sorted.size() / 2];
+  return point;
+}
+
+}  // namespace
+
+std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& dataset, int crop_size, int max_cores,
+                                                               int samples_per_thread, std::uint64_t seed) {
+  const auto transform = make_transform(dataset.format(), crop_size);
+  const std::vector<int> allowed = allowed_cpus();
+  const int cores = std::min<int>(max_cores, static_cast<int>(allowed.size()));
+  std::vector<PreprocessScalingPoint> points;
+  for (int k = 1; k <= cores; ++k) {
+    const std::vector<int> cpus(allowed.begin(), allowed.begin() + k);
+    points.push_back(run_with_cores(dataset, *transform, cpus, std::max(1, samples_per_thread), seed));
+  }
+  return points;
+}
+
+}  // namespace edgetwin::calibrate

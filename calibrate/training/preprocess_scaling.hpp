@@ -1,0 +1,28 @@
+// Preprocess cost against the number of busy cores: k threads, each pinned to its own CPU,
+// decode and transform samples at the same time. Tells the calibration whether a core's
+// preprocess throughput holds when its neighbours are busy (shared caches, memory bandwidth,
+// turbo limits), which the simulator's "one core per worker" assumes.
+//
+// Contract: torch-free interface. For k = 1 .. max_cores (capped at the CPUs this thread may
+// use), each thread runs fetch + decode + transform on `samples_per_thread` samples of its
+// own and reports wall seconds per sample; threads start together behind a barrier and the
+// calling thread's CPU mask is restored afterwards.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "datasets/dataset.hpp"
+
+namespace edgetwin::calibrate {
+
+struct PreprocessScalingPoint {
+  int busy_cores = 0;
+  std::vector<double> s_per_sample;  // one per thread
+  double median_s_per_sample = 0;
+};
+
+std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& dataset, int crop_size, int max_cores,
+                                                               int samples_per_thread, std::uint64_t seed);
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,241 @@
+// The calibrate command's logic without a real run: deriving the profile from measurements,
+// writing it so that the simulator's loader accepts it, sweep points, plans, progress.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "app/calibration_plan.hpp"
+#include "app/clock_points.hpp"
+#include "app/host_device_builder.hpp"
+#include "app/output_files.hpp"
+#include "app/profile_builder.hpp"
+#include "app/progress_line.hpp"
+#include "app/workload_target.hpp"
+#include "config/config_error.hpp"
+#include "config/device_loader.hpp"
+#include "config/profile_loader.hpp"
+#include "training_test_support.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+using training_testing::ScratchDir;
+
+// A CPU-only calibration with round numbers, so every derived value can be checked by hand.
+CalibrationData sample_data() {
+  CalibrationData d;
+  d.device_name = "host-test";
+  d.workload_name = "lenet-mnist";
+  d.command = "edgetwin-calibrate run --workload lenet-mnist";
+  d.created = "2026-01-02T03:04:05Z";
+  d.host.hostname = "box";
+  d.host.cpu_model = "Test CPU";
+  d.host.online_cores = 2;
+  d.host.mem_total_bytes = 8ull << 30;
+  d.host.mem_available_bytes = 7ull << 30;
+  d.libtorch_version = "1.13.0";
+  d.torch_device = "cpu";
+  d.reference_cpu_freq_hz = 2e9;
+  d.power_status = "no power sensor";
+  d.fetch_s_per_sample = {1e-6, 3e-6, 2e-6};
+  d.preprocess_s_per_sample = {8e-6, 7e-6, 9e-6};
+  d.collate_s_per_sample = {1e-6, 1e-6, 1e-6};
+  d.issue_s_per_batch = {2e-3, 2e-3, 2e-3};
+  d.compute_s_by_batch_size = {{64, {10e-3, 12e-3, 11e-3}}, {1, {0.5e-3, 0.5e-3}}, {16, {3e-3, 2e-3, 4e-3}}};
+  d.worker_startup_s = {1e-3, 2e-3, 5e-3};
+  d.footprint.process_bytes = 150'000'000;
+  d.footprint.parameter_count = 61706;
+  d.footprint.input_bytes_per_sample = 3136;
+  d.footprint.batch_size = 16;
+  d.footprint.prefetch_factor = 2;
+  d.footprint.peak_rss_by_batch_size = {{1, 1'000'000}, {16, 1'300'000}, {64, 2'260'000}};
+  d.memory_bandwidth = BandwidthResult{1 << 20, {9e9, 10e9, 11e9}, 11e9};
+  d.storage_sequential = BandwidthResult{1 << 20, {400e6, 500e6, 450e6}, 500e6};
+  d.storage_random = RandomReadResult{200, 4096, true, 0.04, 5000, 2e-4};
+  d.storage_bench_file = "/data";
+  d.calibration_s = 42;
+  return d;
+}
+
+TEST(CalibrateProfile, CostsAreMediansOfRepetitions) {
+  const ProfileDocument doc = build_profile(sample_data());
+  const CostSpec& c = doc.profile.costs;
+  EXPECT_EQ(c.device, "host-test");
+  EXPECT_DOUBLE_EQ(c.fetch_cpu_s_per_sample, 2e-6);
+  EXPECT_DOUBLE_EQ(c.preprocess_cpu_s_per_sample, 8e-6);
+  EXPECT_DOUBLE_EQ(c.collate_cpu_s_per_sample, 1e-6);
+  EXPECT_DOUBLE_EQ(c.worker_startup_cpu_s, 2e-3);
+  EXPECT_DOUBLE_EQ(c.launch_cpu_s_per_batch, 0.0) << "CPU-only: the measured step includes the launch work";
+  EXPECT_EQ(c.compute.batch_sizes, (std::vector<double>{1, 16, 64}));
+  EXPECT_EQ(c.compute.seconds, (std::vector<double>{0.5e-3, 3e-3, 11e-3}));
+  EXPECT_EQ(c.provenance.kind, "measured");
+}
+
+TEST(CalibrateProfile, GpuProfilesKeepTheLaunchCost) {
+  CalibrationData d = sample_data();
+  d.reference_gpu_freq_hz = 1.3e9;
+  EXPECT_DOUBLE_EQ(build_profile(d).profile.costs.launch_cpu_s_per_batch, 2e-3);
+}
+
+// Footprint by hand: 61,706 parameters x 4 B x 2 = 493,648; x 4 B = 246,824; a worker holds
+// 2 batches x 16 x 3,136 B = 100,352 B. Activations: least-squares slope of
+// (1, 1.0 MB), (16, 1.3 MB), (64, 2.26 MB) = 20,000 B per sample (the points lie on a line).
+TEST(CalibrateProfile, FootprintFromParametersAndRssGrowth) {
+  const ProfileDocument doc = build_profile(sample_data());
+  ASSERT_TRUE(doc.profile.footprint.has_value());
+  const FootprintSpec& f = *doc.profile.footprint;
+  EXPECT_DOUBLE_EQ(f.model_bytes, 493648);
+  EXPECT_DOUBLE_EQ(f.optimizer_bytes, 246824);
+  EXPECT_DOUBLE_EQ(f.worker_bytes, 100352);
+  EXPECT_NEAR(f.activation_bytes_per_sample, 20000, 1e-6);
+  EXPECT_DOUBLE_EQ(f.process_bytes, 150e6);
+}
+
+TEST(CalibrateProfile, ShrinkingRssGivesNoNegativeActivations) {
+  FootprintData f;
+  f.peak_rss_by_batch_size = {{1, 5'000'000}, {64, 1'000'000}};
+  EXPECT_EQ(activation_bytes_per_sample(f), 0.0);
+  f.peak_rss_by_batch_size = {{16, 1}};
+  EXPECT_EQ(activation_bytes_per_sample(f), 0.0);
+}
+
+TEST(CalibrateProfile, WrittenProfileLoadsThroughTheSimulatorsValidator) {
+  ScratchDir dir;
+  const auto file = dir / "profiles/host-test/lenet-mnist.toml";
+  write_checked_profile(file, build_profile(sample_data()));
+  const ProfileSpec loaded = load_profile(file);
+  EXPECT_EQ(loaded.device, "host-test");
+  EXPECT_EQ(loaded.workload, "lenet-mnist");
+  EXPECT_DOUBLE_EQ(loaded.costs.preprocess_cpu_s_per_sample, 8e-6);
+  EXPECT_EQ(loaded.costs.compute.seconds.size(), 3u);
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(file.parent_path())) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 1u) << "no temp file left beside the profile";
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("# power: no power sensor"), std::string::npos);
+  EXPECT_NE(text.find("[measurements.compute_s_bs64]"), std::string::npos);
+  EXPECT_NE(text.find("[measurements.intra_op_threads]"), std::string::npos);
+}
+
+TEST(CalibrateProfile, HostDeviceFileLoadsAndCarriesTheBenchmarks) {
+  ScratchDir dir;
+  const auto file = dir / "devices/host-test.toml";
+  write_checked_device(file, build_host_device(sample_data(), "local-disk"));
+  const DeviceSpec dev = load_device(file);
+  EXPECT_EQ(dev.name, "host-test");
+  EXPECT_EQ(dev.cpu.cores, 2);
+  EXPECT_DOUBLE_EQ(dev.memory.bandwidth_bytes_per_s, 10e9);
+  EXPECT_DOUBLE_EQ(dev.memory.os_base_bytes, static_cast<double>(1ull << 30));
+  ASSERT_EQ(dev.storage.size(), 1u);
+  EXPECT_DOUBLE_EQ(dev.storage[0].read_bw_bytes_per_s, 450e6);
+  EXPECT_DOUBLE_EQ(dev.storage[0].request_s, 2e-4);
+  EXPECT_FALSE(dev.gpu.has_value());
+}
+
+TEST(CalibrateOutput, UnwritableTargetFailsBeforeAnythingRuns) {
+  ScratchDir dir;
+  const auto locked = dir / "locked";
+  std::filesystem::create_directories(locked);
+  ::chmod(locked.c_str(), 0500);
+  if (::geteuid() != 0) {  // root writes anywhere; the check is moot then
+    EXPECT_THROW(check_output_target(locked / "sub/p.toml", "--out"), ConfigError);
+  }
+  EXPECT_THROW(check_output_target(dir.path(), "--out"), ConfigError) << "a directory is not a file target";
+  EXPECT_NO_THROW(check_output_target(dir / "new/deeper/p.toml", "--out"));
+  ::chmod(locked.c_str(), 0700);
+}
+
+TEST(CalibrateOutput, ProfileTheLoaderRejectsLeavesTheOldFile) {
+  ScratchDir dir;
+  const auto file = dir / "p.toml";
+  write_checked_profile(file, build_profile(sample_data()));
+  CalibrationData bad = sample_data();
+  bad.created = "yesterday";  // load_profile wants an ISO 8601 date
+  EXPECT_THROW(write_checked_profile(file, build_profile(bad)), ConfigError);
+  EXPECT_EQ(load_profile(file).created, "2026-01-02T03:04:05Z");
+}
+
+ClockInventory xavier_like() {
+  ClockInventory inv;
+  inv.cpu_available_hz = {115.2e6, 1190.4e6, 2265.6e6};
+  inv.gpu_available_hz = {114.75e6, 675.75e6, 1377e6};
+  return inv;
+}
+
+TEST(CalibrateClocks, DefaultSweepVariesOneClockAtATime) {
+  const auto points = choose_clock_points(xavier_like(), {});
+  ASSERT_EQ(points.size(), 5u);
+  EXPECT_EQ(points[0].label(), "cpu115MHz_gpu1377MHz");
+  EXPECT_EQ(points[2].label(), "cpu2266MHz_gpu1377MHz");
+  EXPECT_EQ(points[3].label(), "cpu2266MHz_gpu115MHz");
+  EXPECT_EQ(points[4].label(), "cpu2266MHz_gpu676MHz");
+}
+
+TEST(CalibrateClocks, ExplicitListsAreCombinedAndChecked) {
+  ClockSweepRequest request;
+  request.cpu_hz = {1190.4e6, 2265.6e6};
+  request.gpu_hz = {1377e6};
+  request.online_cores = {2, 4};
+  EXPECT_EQ(choose_clock_points(xavier_like(), request).size(), 4u);
+  request.cpu_hz = {1000e6};
+  try {
+    choose_clock_points(xavier_like(), request);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--cpu-freqs"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(choose_clock_points(ClockInventory{}, {}), ConfigError) << "nothing to sweep on a VM";
+}
+
+TEST(CalibratePlan, ComputeCurveAlwaysHasTheWorkloadsBatchSize) {
+  const auto full = make_plan(false, 16);
+  EXPECT_EQ(full.compute_batch_sizes, (std::vector<int>{1, 4, 8, 16, 32, 64, 128}));
+  const auto quick = make_plan(true, 24);
+  EXPECT_EQ(quick.compute_batch_sizes, (std::vector<int>{1, 24, 96}));
+  EXPECT_LT(quick.repetitions, full.repetitions);
+  EXPECT_NE(describe_plan(full).find("batch sizes [1, 4, 8, 16, 32, 64, 128]"), std::string::npos);
+}
+
+TEST(CalibrateProgress, EtaCountsWhatIsLeftAndLearnsThePace) {
+  std::ostringstream out;
+  ProgressLine progress(true, out, false);
+  progress.set_steps({{"a", 10}, {"b", 20}});
+  progress.begin_step("a", 4);
+  progress.advance(2);
+  EXPECT_NEAR(progress.eta_s(), 5 + 20, 1e-9) << "half of a (10 s) and all of b";
+  progress.end_step();
+  EXPECT_NE(out.str().find("[calibrate] a 0/4"), std::string::npos) << out.str();
+  ProgressLine quiet(false, out, false);
+  const auto before = out.str().size();
+  quiet.begin_step("x", 1);
+  EXPECT_EQ(out.str().size(), before) << "--quiet prints nothing";
+}
+
+TEST(CalibrateTarget, FormatAndModelComeFromTheWorkload) {
+  const WorkloadTarget t = resolve_target("lenet-mnist", EDGETWIN_SOURCE_DIR, std::nullopt, std::nullopt);
+  EXPECT_EQ(t.format, DatasetFormat::mnist);
+  EXPECT_EQ(t.model, "lenet5");
+  const WorkloadTarget o =
+      resolve_target("lenet-mnist", EDGETWIN_SOURCE_DIR, std::string("cifar10"), std::string("resnet-18"));
+  EXPECT_EQ(o.format, DatasetFormat::cifar10);
+  EXPECT_EQ(o.model, "resnet18-cifar");
+  const WorkloadTarget r = resolve_target("resnet18-cifar10", EDGETWIN_SOURCE_DIR, std::nullopt, std::nullopt);
+  EXPECT_EQ(r.format, DatasetFormat::cifar10);
+  EXPECT_EQ(r.model, "resnet18-cifar") << "the note in \"ResNet-18 (CIFAR)\" is not part of the name";
+  const WorkloadTarget m = resolve_target("mobilenetv3-gld23k", EDGETWIN_SOURCE_DIR, std::nullopt, std::nullopt);
+  EXPECT_EQ(m.format, DatasetFormat::jpeg_folder);
+  EXPECT_EQ(m.model, "mobilenetv3-large");
+  EXPECT_THROW(resolve_target("no-such-workload", EDGETWIN_SOURCE_DIR, std::nullopt, std::nullopt), ConfigError);
+  EXPECT_THROW(resolve_target("lenet-mnist", EDGETWIN_SOURCE_DIR, std::string("png"), std::nullopt), ConfigError);
+  EXPECT_THROW(resolve_target("lenet-mnist", EDGETWIN_SOURCE_DIR, std::nullopt, std::string("missing.pt")),
+               ConfigError);
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate

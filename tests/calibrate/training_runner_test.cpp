@@ -1,0 +1,172 @@
+// run_training() on small generated datasets: what validate and the calibration plan rely on.
+// Uses only the torch-free API, as they do.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "config/config_error.hpp"
+#include "datasets/dataset_factory.hpp"
+#include "datasets/synthetic_dataset.hpp"
+#include "training/torch_runtime.hpp"
+#include "training/training_runner.hpp"
+#include "training_test_support.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+using training_testing::ScratchDir;
+
+class TrainingRunner : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ScratchDir();
+    make_dataset(DatasetFormat::mnist, 200, 0, dir_->path() / "mnist", 3);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static RunSpec lenet_spec(int workers) {
+    RunSpec spec;
+    spec.model = "lenet5";
+    spec.format = DatasetFormat::mnist;
+    spec.dataset_dir = dir_->path() / "mnist";
+    spec.workers = workers;
+    spec.epochs = 2;
+    return spec;
+  }
+
+  static ScratchDir* dir_;
+};
+
+ScratchDir* TrainingRunner::dir_ = nullptr;
+
+// 200 samples at batch 16 without drop_last: 12 full batches and one of 8, per epoch.
+TEST_F(TrainingRunner, TwoWorkersTwoEpochsRecordEveryBatch) {
+  const RunResult result = run_training(lenet_spec(2));
+  ASSERT_EQ(result.epochs.size(), 2u);
+  ASSERT_EQ(result.batches.size(), 26u);
+  EXPECT_EQ(result.parameter_count, 61706);
+  EXPECT_EQ(result.device_used, "cpu");
+  for (const auto& epoch : result.epochs) {
+    EXPECT_EQ(epoch.batches, 13);
+    EXPECT_EQ(epoch.samples, 200);
+    EXPECT_GT(epoch.e2e_s, 0);
+    // The trainer's time is waits plus steps plus bookkeeping, so E2E is at least their sum.
+    EXPECT_GE(epoch.e2e_s, epoch.stall_s + epoch.compute_s);
+    EXPECT_LE(epoch.e2e_s, (epoch.stall_s + epoch.compute_s + epoch.h2d_s) * 1.2 + 0.01);
+    EXPECT_GT(epoch.worker_startup_s, 0);
+  }
+  for (std::size_t i = 0; i < result.batches.size(); ++i) {
+    const auto& b = result.batches[i];
+    EXPECT_EQ(b.index, static_cast<std::int64_t>(i % 13));
+    EXPECT_EQ(b.worker, static_cast<int>(b.index % 2));
+    EXPECT_EQ(b.batch_size, b.index == 12 ? 8 : 16);
+    EXPECT_GT(b.compute_s, 0);
+    EXPECT_GT(b.preprocess_s, 0);
+    EXPECT_TRUE(std::isfinite(b.loss));
+    EXPECT_LE(b.ready_at_s, b.step_end_at_s);
+  }
+  EXPECT_EQ(result.worker_startups.size(), 4u);
+}
+
+// With w = 0 the trainer loads each batch itself: its wait covers fetch, preprocess, collate.
+TEST_F(TrainingRunner, SequentialRunWaitsForItsOwnLoading) {
+  RunSpec spec = lenet_spec(0);
+  spec.epochs = 1;
+  const RunResult result = run_training(spec);
+  for (const auto& b : result.batches) {
+    EXPECT_EQ(b.worker, -1);
+    EXPECT_GE(b.wait_s, b.fetch_s + b.preprocess_s + b.collate_s);
+  }
+  EXPECT_EQ(result.epochs[0].worker_startup_s, 0);
+}
+
+TEST_F(TrainingRunner, RepeatFirstBatchMeasuresStepsOnly) {
+  RunSpec spec = lenet_spec(0);
+  spec.epochs = 1;
+  spec.batch_size = 32;
+  spec.input = InputMode::repeat_first_batch;
+  spec.max_batches_per_epoch = 5;
+  const RunResult result = run_training(spec);
+  ASSERT_EQ(result.batches.size(), 5u);
+  for (const auto& b : result.batches) {
+    EXPECT_EQ(b.batch_size, 32);
+    EXPECT_EQ(b.preprocess_s, 0);
+    EXPECT_GT(b.compute_s, 0);
+  }
+  // Training on one batch again and again must drive its loss down.
+  EXPECT_LT(result.batches.back().loss, result.batches.front().loss);
+}
+
+TEST_F(TrainingRunner, MaxBatchesAndMaxSamplesLimitTheEpoch) {
+  RunSpec spec = lenet_spec(1);
+  spec.epochs = 1;
+  spec.max_samples = 100;
+  const RunResult all = run_training(spec);
+  EXPECT_EQ(all.epochs[0].samples, 100);
+  spec.max_batches_per_epoch = 3;
+  const RunResult few = run_training(spec);
+  EXPECT_EQ(few.epochs[0].batches, 3);
+}
+
+TEST_F(TrainingRunner, ThreadCountIsSetForTheRunAndRestoredAfter) {
+  const int before = intra_op_threads();
+  RunSpec spec = lenet_spec(0);
+  spec.epochs = 1;
+  spec.max_batches_per_epoch = 2;
+  spec.intra_op_threads = before + 1;
+  const RunResult result = run_training(spec);
+  EXPECT_EQ(result.intra_op_threads, before + 1);
+  EXPECT_EQ(intra_op_threads(), before);
+}
+
+TEST_F(TrainingRunner, ResidencyIsMeasuredWhenAsked) {
+  RunSpec spec = lenet_spec(0);
+  spec.epochs = 1;
+  spec.max_batches_per_epoch = 1;
+  spec.measure_residency = true;
+  const RunResult result = run_training(spec);
+  ASSERT_TRUE(result.epochs[0].residency_at_start.has_value());
+  EXPECT_GE(*result.epochs[0].residency_at_start, 0.0);
+  EXPECT_LE(*result.epochs[0].residency_at_start, 1.0);
+}
+
+TEST_F(TrainingRunner, BadSpecListsEveryProblem) {
+  RunSpec spec = lenet_spec(0);
+  spec.batch_size = 0;
+  spec.epochs = 0;
+  spec.device = "tpu";
+  try {
+    run_training(spec);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.diagnostics().size(), 3u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("valid: auto, cpu, cuda"), std::string::npos);
+  }
+}
+
+TEST_F(TrainingRunner, ModelThatCannotTakeTheInputIsAConfigError) {
+  RunSpec spec = lenet_spec(0);
+  spec.model = "resnet18-cifar";  // expects 3 channels, MNIST has 1
+  spec.epochs = 1;
+  spec.max_batches_per_epoch = 1;
+  try {
+    run_training(spec);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot train on mnist batches"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(TrainingRunner, SameSeedSameLosses) {
+  RunSpec spec = lenet_spec(2);
+  spec.epochs = 1;
+  spec.intra_op_threads = 1;  // one thread: reductions happen in one order, bit-identical losses
+  const RunResult a = run_training(spec);
+  const RunResult b = run_training(spec);
+  ASSERT_EQ(a.batches.size(), b.batches.size());
+  for (std::size_t i = 0; i < a.batches.size(); ++i) EXPECT_DOUBLE_EQ(a.batches[i].loss, b.batches[i].loss);
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate
