@@ -49,6 +49,8 @@ CostSpec derive_costs(const CalibrationData& d) {
   c.collate_cpu_s_per_sample = median_of(d.collate_s_per_sample);
   c.launch_cpu_s_per_batch = d.reference_gpu_freq_hz > 0 ? median_of(d.issue_s_per_batch) : 0.0;
   c.worker_startup_cpu_s = median_of(d.worker_startup_s);
+  // The step was measured with this many intra-op threads: the simulator runs it on as many.
+  if (d.reference_gpu_freq_hz <= 0) c.compute_threads = d.intra_op_threads;
   c.compute = compute_curve(d);
   c.provenance = Provenance{"measured", costs_source(d)};
   return c;

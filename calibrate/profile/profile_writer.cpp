@@ -71,6 +71,7 @@ std::string costs_section(const CostSpec& c) {
          key_value("launch_cpu_s_per_batch", toml_float(c.launch_cpu_s_per_batch)) +
          (c.receive_cpu_s_per_batch != 0 ? key_value("receive_cpu_s_per_batch", toml_float(c.receive_cpu_s_per_batch))
                                          : std::string()) +
+         (c.compute_threads != 0 ? key_value("compute_threads", std::to_string(c.compute_threads)) : std::string()) +
          key_value("worker_startup_cpu_s", toml_float(c.worker_startup_cpu_s)) +
          key_value("compute", fmt::format("{{ batch_size = {}, seconds = {} }}", toml_number_array(c.compute.batch_sizes),
                                           toml_float_array(c.compute.seconds)));

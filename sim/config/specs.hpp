@@ -160,6 +160,7 @@ struct CostSpec {
   double preprocess_cpu_s_per_sample = 0;    // decode + transforms, one core
   double collate_cpu_s_per_sample = 0;       // stacking into a batch and IPC to the trainer
   double launch_cpu_s_per_batch = 0;         // trainer's CPU work per step (kernel launches, optimizer)
+  int compute_threads = 0;                   // CPU-only step: intra-op threads it ran with (0: every core)
   double receive_cpu_s_per_batch = 0;        // trainer's CPU work to take a batch from a worker process
                                              // (queue get, unpickling, shared-memory tensor rebuild)
   double worker_startup_cpu_s = 0;           // CPU work to start one worker process

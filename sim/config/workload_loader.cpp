@@ -165,6 +165,8 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
   }
   reader.read_number("costs.receive_cpu_s_per_batch", costs.receive_cpu_s_per_batch, Presence::optional,
                      Bound::non_negative, "s/batch");
+  reader.read_count("costs.compute_threads", costs.compute_threads, Presence::optional, Bound::non_negative,
+                    "threads (0: every core)");
   read_compute_curve(reader, costs.compute);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }

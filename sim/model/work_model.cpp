@@ -1,5 +1,6 @@
 #include "model/work_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace edgetwin {
@@ -43,8 +44,9 @@ BatchWork WorkModel::batch(int samples) const {
     work.launch_cpu_cycles = cpu_cycles(costs_.launch_cpu_s_per_batch);
   } else {
     // Without a GPU the measured step time is the whole step, run by LibTorch's intra-op
-    // threads on every core; launch work is already inside it.
-    work.cpu_compute_threads = cpu_cores_;
+    // threads (as many as it was measured with, else every core); launch work is inside it.
+    work.cpu_compute_threads =
+        costs_.compute_threads > 0 ? std::min(costs_.compute_threads, cpu_cores_) : cpu_cores_;
     work.cpu_compute_cycles_per_thread = cpu_cycles(compute_s);
   }
   return work;

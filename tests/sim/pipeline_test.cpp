@@ -420,3 +420,27 @@ TEST(Members, SideBySideInOneEngineEachBehavesAsAlone) {
 
 }  // namespace
 }  // namespace edgetwin::test
+
+namespace edgetwin::test {
+namespace {
+
+// A CPU-only step measured with one intra-op thread runs on one core: alone it takes the same
+// time, but it leaves the other core to a worker, so with one worker loading and stepping
+// overlap without contention (e2e = first load + steps).
+TEST(Pipeline, CpuStepRunsOnTheThreadsItWasMeasuredWith) {
+  const auto device = cpu_device(2);
+  auto workload = in_ram_workload(800, 16);
+  workload.costs.reference_gpu_freq_hz = 0;
+  workload.costs.compute_threads = 1;
+  const auto r = simulate(device, workload, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  // 50 batches: the first load (0.96 ms) and 50 steps of 2 ms, each batch's load (0.96 ms)
+  // hidden behind the step before it on the other core.
+  EXPECT_NEAR(r.epochs[0].e2e_s, 16 * 60e-6 + 50 * 2e-3, 1e-9);
+  // CPU work: every load plus one core per step.
+  EXPECT_NEAR(r.epochs[0].cpu_util * 2 * r.epochs[0].e2e_s, 800 * 60e-6 + 50 * 2e-3, 1e-9);
+}
+
+}  // namespace
+}  // namespace edgetwin::test
