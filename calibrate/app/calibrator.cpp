@@ -66,17 +66,11 @@ Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress) : setup_(
 Calibrator::~Calibrator() = default;
 
 RunSpec Calibrator::base_spec() const {
-  RunSpec spec;
-  spec.model = setup_.target.model;
-  spec.torchscript_file = setup_.target.torchscript_file;
-  spec.format = setup_.target.format;
-  spec.dataset_dir = setup_.dataset_dir;
+  RunSpec spec = workload_run_spec(setup_.target, setup_.dataset_dir);
   spec.max_samples = setup_.max_samples;
   spec.crop_size = setup_.crop_size;
   spec.batch_size = setup_.plan.batch_size;
   spec.workers = 0;
-  spec.prefetch_factor = setup_.target.workload.loader.prefetch_factor;
-  spec.drop_last = setup_.target.workload.loader.drop_last;
   spec.seed = setup_.seed;
   spec.intra_op_threads = setup_.intra_op_threads;
   spec.device = setup_.torch_device;

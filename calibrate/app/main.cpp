@@ -2,7 +2,6 @@
 // profile TOML (and host device TOML) that `edgetwin predict` loads. Parses the command line
 // and hands over to one command; bad input exits with code 2 and a message on stderr.
 #include <filesystem>
-#include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,9 +10,9 @@
 #include "app/make_dataset_command.hpp"
 #include "app/measure_command.hpp"
 #include "app/run_command.hpp"
-#include "config/config_error.hpp"
-#include "datasets/dataset_error.hpp"
-#include "hardware/hardware_error.hpp"
+#include "app/command_line.hpp"
+#include "app/torch_side_errors.hpp"
+#include "training/process_memory.hpp"
 
 namespace {
 
@@ -41,6 +40,7 @@ int dispatch(const CLI::App& app, edgetwin::calibrate::RunOptions& run, edgetwin
 }  // namespace
 
 int main(int argc, char** argv) {
+  edgetwin::calibrate::use_repeatable_allocator();
   CLI::App app{
       "edgetwin-calibrate: measure real LibTorch training on this device and write the profile edgetwin loads"};
   app.require_subcommand(1);
@@ -52,30 +52,9 @@ int main(int argc, char** argv) {
   edgetwin::calibrate::add_measure_command(app, measure);
   edgetwin::calibrate::add_make_dataset_command(app, make);
   edgetwin::calibrate::add_import_command(app, import);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (const auto exit_code = edgetwin::parse_command_line(app, argc, argv)) return *exit_code;
   run.command = import.command = command_line(argc, argv);
-  try {
-    return dispatch(app, run, measure, make, import);
-  } catch (const edgetwin::ConfigError& e) {
-    std::cerr << e.what() << '\n';
-  } catch (const edgetwin::calibrate::DatasetError& e) {
-    std::cerr << "edgetwin-calibrate: dataset: " << e.what() << '\n';
-  } catch (const edgetwin::calibrate::HardwareError& e) {
-    std::cerr << "edgetwin-calibrate: hardware: " << e.what() << '\n';
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "edgetwin-calibrate: " << e.what() << '\n';
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::cerr << "edgetwin-calibrate: " << e.what() << '\n';
-  } catch (const std::exception& e) {
-    std::cerr << "edgetwin-calibrate: internal error: " << e.what() << '\n';
-    return 1;
-  }
-  return 2;
+  return edgetwin::run_command_reporting_errors(
+      "edgetwin-calibrate", [&] { return dispatch(app, run, measure, make, import); },
+      edgetwin::calibrate::dataset_or_hardware_error);
 }

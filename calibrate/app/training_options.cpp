@@ -39,19 +39,12 @@ std::string device_name_or_default(const TrainingOptions& options) {
 }
 
 RunSpec training_spec(const TrainingOptions& o, const WorkloadTarget& t) {
-  const LoaderSpec& loader = t.workload.loader;
-  RunSpec spec;
-  spec.model = t.model;
-  spec.torchscript_file = t.torchscript_file;
-  spec.format = t.format;
-  spec.dataset_dir = o.dataset;
+  RunSpec spec = workload_run_spec(t, o.dataset);
   spec.max_samples = o.max_samples;
   spec.crop_size = o.crop_size;
-  spec.batch_size = o.batch_size.value_or(loader.batch_size);
-  spec.workers = o.workers.value_or(loader.workers);
-  spec.prefetch_factor = o.prefetch_factor.value_or(loader.prefetch_factor);
-  spec.drop_last = loader.drop_last;
-  spec.shuffle = loader.shuffle;
+  spec.batch_size = o.batch_size.value_or(spec.batch_size);
+  spec.workers = o.workers.value_or(spec.workers);
+  spec.prefetch_factor = o.prefetch_factor.value_or(spec.prefetch_factor);
   spec.seed = o.seed;
   spec.intra_op_threads = o.intra_op_threads;
   spec.device = o.torch_device;

@@ -91,4 +91,19 @@ WorkloadTarget resolve_target(const std::string& workload, const std::filesystem
   return t;
 }
 
+RunSpec workload_run_spec(const WorkloadTarget& target, const std::filesystem::path& dataset_dir) {
+  const LoaderSpec& loader = target.workload.loader;
+  RunSpec spec;
+  spec.model = target.model;
+  spec.torchscript_file = target.torchscript_file;
+  spec.format = target.format;
+  spec.dataset_dir = dataset_dir;
+  spec.batch_size = loader.batch_size;
+  spec.workers = loader.workers;
+  spec.prefetch_factor = loader.prefetch_factor;
+  spec.drop_last = loader.drop_last;
+  spec.shuffle = loader.shuffle;
+  return spec;
+}
+
 }  // namespace edgetwin::calibrate

@@ -15,6 +15,7 @@
 
 #include "config/specs.hpp"
 #include "datasets/dataset_format.hpp"
+#include "training/run_spec.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -31,5 +32,9 @@ std::filesystem::path locate_workload(const std::string& name_or_file, const std
 WorkloadTarget resolve_target(const std::string& workload, const std::filesystem::path& data_dir,
                               const std::optional<std::string>& format_override,
                               const std::optional<std::string>& model_override);
+
+// A real run of the target on the dataset in dataset_dir with the workload's loader settings;
+// callers set what they vary (batch, workers, seed, threads, ...).
+RunSpec workload_run_spec(const WorkloadTarget& target, const std::filesystem::path& dataset_dir);
 
 }  // namespace edgetwin::calibrate

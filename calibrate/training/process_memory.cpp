@@ -1,10 +1,19 @@
 #include "training/process_memory.hpp"
 
+#include <malloc.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace edgetwin::calibrate {
+
+void use_repeatable_allocator() {
+  constexpr int kMmapThresholdBytes = 32 << 20;  // glibc's largest allowed value (64-bit)
+  constexpr int kTrimThresholdBytes = 1 << 30;
+  ::mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+  ::mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
+}
 
 namespace {
 

@@ -30,36 +30,17 @@ namespace {
 using training_testing::ScratchDir;
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-CommandResult run_command(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using test_support::quoted;
+using test_support::run_command;
 
 std::string calibrate_bin() { return quoted(EDGETWIN_CALIBRATE_BIN); }
 std::string edgetwin_bin() { return quoted(EDGETWIN_BIN); }
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The shipped LeNet workload with the dataset size of the generated data, so that the
 // simulator runs as many batches per epoch as the real run did.
 fs::path workload_with_samples(const fs::path& dir, std::int64_t samples) {
-  std::string text = read_file(fs::path(EDGETWIN_SOURCE_DIR) / "workloads/lenet-mnist.toml");
+  std::string text = test_support::read_text(fs::path(EDGETWIN_SOURCE_DIR) / "workloads/lenet-mnist.toml");
   text = std::regex_replace(text, std::regex("\\nsamples = 60000"), "\nsamples = " + std::to_string(samples));
   const fs::path file = dir / "lenet-mnist-small.toml";
   std::ofstream(file) << text;
@@ -212,7 +193,7 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   ASSERT_TRUE(std::regex_search(r.output, took, std::regex("calibration took ([0-9.]+) s"))) << r.output;
   EXPECT_LT(std::stod(took[1]), 30.0);
   EXPECT_NE(r.output.find("[calibrate] repetition 1/3"), std::string::npos) << "progress line on stderr";
-  const std::string text = read_file(profile);
+  const std::string text = test_support::read_text(profile);
   EXPECT_NE(text.find("# power: no power sensor"), std::string::npos);
   EXPECT_NE(text.find("kind = \"measured\""), std::string::npos);
   EXPECT_NE(text.find("[measurements.preprocess_s_per_sample_1_busy_cores]"), std::string::npos);
@@ -241,7 +222,7 @@ TEST_F(CalibrateE2E, FullPlanFinishesInTenMinutes) {
                              " --workload lenet-mnist --profile " + quoted(profile) + " --workers 4 --epochs 2 --json");
   ASSERT_EQ(p.exit_code, 0) << p.output;
   const double measured =
-      mean_after_first(epoch_values(nlohmann::json::parse(read_file(dir_->path() / "m.json")), "e2e_s"));
+      mean_after_first(epoch_values(nlohmann::json::parse(test_support::read_text(dir_->path() / "m.json")), "e2e_s"));
   const double predicted = mean_after_first(epoch_values(nlohmann::json::parse(p.output), "e2e_s"));
   std::printf("full plan, workers 4: measured %.3f s, predicted %.3f s, error %+.1f %%\n", measured, predicted,
               100 * (predicted / measured - 1));
@@ -296,7 +277,7 @@ std::string trimmed(std::string text) {
 std::map<std::string, std::string> files_under(const fs::path& root) {
   std::map<std::string, std::string> tree;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) tree[e.path().string()] = trimmed(read_file(e.path()));
+    if (e.is_regular_file()) tree[e.path().string()] = trimmed(test_support::read_text(e.path()));
   }
   return tree;
 }
@@ -342,7 +323,7 @@ TEST_F(CalibrateE2E, ClockSweepOnAFakeJetsonIsRestored) {
   const auto swept = run_command(base + " --out " + quoted(profile));
   ASSERT_EQ(swept.exit_code, 0) << swept.output;
   EXPECT_EQ(files_under(root), original) << "every clock put back";
-  const std::string text = read_file(profile);
+  const std::string text = test_support::read_text(profile);
   EXPECT_NE(text.find("[measurements.sweep_cpu115MHz_compute_s_bs16]"), std::string::npos) << text;
   EXPECT_NE(text.find("[measurements.sweep_cpu2266MHz_preprocess_s_per_sample]"), std::string::npos);
   EXPECT_NE(text.find("reference_cpu_freq_hz = 2265600000.0"), std::string::npos) << "clock as found, from cpufreq";
@@ -359,7 +340,7 @@ TEST_F(CalibrateE2E, ImportDelegatesToTheImportLibrary) {
   const auto r = run_command(calibrate_bin() + " import --workload lenet-mnist --trace " + quoted(trace) +
                              " --sequential --out " + quoted(profile));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(read_file(profile).find("edgetwin-calibrate import of"), std::string::npos);
+  EXPECT_NE(test_support::read_text(profile).find("edgetwin-calibrate import of"), std::string::npos);
 }
 
 }  // namespace

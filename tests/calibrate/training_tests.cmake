@@ -18,7 +18,8 @@ edgetwin_add_test(calibrate_training_test
 edgetwin_add_test(calibrate_training_e2e_test
   SOURCES ${EDGETWIN_TRAINING_TEST_DIR}/training_e2e_test.cpp
   LIBS nlohmann_json::nlohmann_json
-  LABEL e2e)
+  LABEL e2e
+  SERIAL)
 target_compile_definitions(calibrate_training_e2e_test PRIVATE
   EDGETWIN_CALIBRATE_BIN="$<TARGET_FILE:edgetwin-calibrate>"
   EDGETWIN_BIN="$<TARGET_FILE:edgetwin>")

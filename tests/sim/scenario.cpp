@@ -1,13 +1,11 @@
 #include "scenario.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <fstream>
 #include <sstream>
-#include <type_traits>
 
+#include "app/child_process.hpp"
 #include "invariant_observer.hpp"
 #include "model/simulation.hpp"
 #include "report/trace_writer.hpp"
@@ -17,43 +15,9 @@ namespace {
 
 Provenance test_provenance() { return {"spec", "hand-built test scenario"}; }
 
-void write_all(int fd, const void* data, std::size_t size) {
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const auto n = ::write(fd, p, size);
-    if (n <= 0) _exit(3);
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-}
-
-void write_string(int fd, const std::string& s) {
-  const std::size_t size = s.size();
-  write_all(fd, &size, sizeof size);
-  write_all(fd, s.data(), size);
-}
-
-std::string read_all(int fd) {
-  std::string out;
-  char buffer[65536];
-  for (;;) {
-    const auto n = ::read(fd, buffer, sizeof buffer);
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
-void write_result(int fd, const std::vector<EpochStats>& epochs, const std::string& failures, const std::string& trace) {
-  const std::size_t count = epochs.size();
-  write_all(fd, &count, sizeof count);
-  write_all(fd, epochs.data(), count * sizeof(EpochStats));
-  write_string(fd, failures);
-  write_string(fd, trace);
-}
-
-[[noreturn]] void run_child(int fd, const std::vector<Member>& members, bool want_trace) {
-  static_assert(std::is_trivially_copyable_v<EpochStats>);
+// The child's side: one engine with every member, each member's epochs, invariant failures
+// (or the engine's error) and, for the first, the trace.
+std::string simulate_members(const std::vector<Member>& members, bool want_trace) {
   std::vector<EpochRecorder> recorders(members.size());
   std::vector<std::unique_ptr<InvariantObserver>> invariants;
   std::unique_ptr<TraceWriter> writer;
@@ -85,21 +49,13 @@ void write_result(int fd, const std::vector<EpochStats>& epochs, const std::stri
   } catch (const std::exception& e) {
     error = std::string("exception: ") + e.what();
   }
+  std::string bytes;
   for (std::size_t i = 0; i < members.size(); ++i) {
-    const std::string failures = error.empty() && i < invariants.size() ? invariants[i]->failures() : error;
-    write_result(fd, error.empty() ? recorders[i].epochs() : std::vector<EpochStats>{}, failures, i == 0 ? trace : "");
+    append_records(bytes, error.empty() ? recorders[i].epochs() : std::vector<EpochStats>{});
+    append_text(bytes, error.empty() && i < invariants.size() ? invariants[i]->failures() : error);
+    append_text(bytes, i == 0 ? trace : "");
   }
-  ::close(fd);
-  _exit(0);
-}
-
-std::string take_string(const std::string& data, std::size_t& at) {
-  std::size_t size = 0;
-  std::memcpy(&size, data.data() + at, sizeof size);
-  at += sizeof size;
-  std::string s = data.substr(at, size);
-  at += size;
-  return s;
+  return bytes;
 }
 
 }  // namespace
@@ -170,33 +126,19 @@ RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs)
 }
 
 static std::vector<RunResult> run_in_child(const std::vector<Member>& members, bool want_trace) {
-  int fds[2];
-  if (::pipe(fds) != 0) return std::vector<RunResult>(members.size(), RunResult{{}, "pipe failed", {}});
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    run_child(fds[1], members, want_trace);
+  std::string bytes;
+  try {
+    bytes = edgetwin::run_in_child([&] { return simulate_members(members, want_trace); });
+  } catch (const ChildProcessError& e) {
+    return std::vector<RunResult>(members.size(), RunResult{{}, e.what(), {}});
   }
-  ::close(fds[1]);
-  const std::string data = read_all(fds[0]);
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return std::vector<RunResult>(members.size(),
-                                  RunResult{{}, "simulation child crashed (status " + std::to_string(status) + ")", {}});
+  ChildBytesReader reader(bytes);
   std::vector<RunResult> results;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < members.size() && at + sizeof(std::size_t) <= data.size(); ++i) {
+  for (std::size_t i = 0; i < members.size(); ++i) {
     RunResult result;
-    std::size_t count = 0;
-    std::memcpy(&count, data.data() + at, sizeof count);
-    at += sizeof count;
-    result.epochs.resize(count);
-    std::memcpy(static_cast<void*>(result.epochs.data()), data.data() + at, count * sizeof(EpochStats));
-    at += count * sizeof(EpochStats);
-    result.invariant_failures = take_string(data, at);
-    result.trace_csv = take_string(data, at);
+    result.epochs = reader.records<EpochStats>();
+    result.invariant_failures = reader.text();
+    result.trace_csv = reader.text();
     results.push_back(std::move(result));
   }
   return results;

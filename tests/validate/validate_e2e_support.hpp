@@ -1,0 +1,91 @@
+// End-to-end steps shared by the short (CI) and full (slow) validations: generate the data,
+// calibrate with edgetwin-calibrate as a user would, validate with edgetwin-validate, and read
+// the report back into ComparisonPoints so the sanity bound can be checked on it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "validate/validation_stats.hpp"
+#include "validate_test_support.hpp"
+
+namespace edgetwin::validate::testing {
+
+inline std::string calibrate_bin() { return quoted(EDGETWIN_CALIBRATE_BIN); }
+inline std::string validate_bin() { return quoted(EDGETWIN_VALIDATE_BIN); }
+
+inline void run_or_fail(const std::string& command) {
+  const CommandResult r = run_command(command);
+  ASSERT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+}
+
+inline void make_dataset(const std::string& format, int samples, int image_size, const std::filesystem::path& dir) {
+  run_or_fail(calibrate_bin() + " make-dataset --format " + format + " --samples " + std::to_string(samples) +
+              (image_size > 0 ? " --image-size " + std::to_string(image_size) : std::string()) + " --out " + quoted(dir));
+}
+
+// Reads report.json's points back (what sanity_failures needs of them).
+inline std::vector<ComparisonPoint> points_from_report(const nlohmann::json& report) {
+  std::map<std::string, GridConfig> configs;
+  for (const auto& c : report.at("configs")) {
+    const auto& j = c.at("config");
+    GridConfig g;
+    g.name = j.at("name");
+    g.workers = j.at("workers");
+    g.batch_size = j.at("batch_size");
+    g.prefetch_factor = j.at("prefetch_factor");
+    g.cache = j.at("cache") == "cold" ? CacheState::cold : CacheState::warm;
+    g.cores = j.at("cores");
+    g.balloon_bytes = j.at("balloon_bytes");
+    if (!j.at("balloon_leave_dataset_fraction").is_null()) g.balloon_leave_dataset_fraction = j.at("balloon_leave_dataset_fraction");
+    configs[g.name] = g;
+  }
+  std::vector<ComparisonPoint> points;
+  for (const auto& p : report.at("points")) {
+    ComparisonPoint q;
+    q.config = configs.at(p.at("config"));
+    q.epoch = p.at("epoch");
+    q.calibration_overlap = p.at("calibration_overlap");
+    q.e2e_s.median = p.at("measured").at("e2e_s").at("median");
+    q.predicted.e2e_s = p.at("predicted").at("e2e_s");
+    q.e2e_ape_pct = p.at("errors").at("e2e_ape_pct");
+    points.push_back(q);
+  }
+  return points;
+}
+
+// A model that ignores the workers: every configuration predicted as its workers-0 sibling.
+inline std::vector<ComparisonPoint> ignoring_workers(std::vector<ComparisonPoint> points) {
+  for (auto& p : points) {
+    for (const auto& q : points) {
+      if (q.config.workers == 0 && q.epoch == p.epoch && q.config.batch_size == p.config.batch_size &&
+          q.config.cache == p.config.cache && q.config.cores == p.config.cores) {
+        p.predicted.e2e_s = q.predicted.e2e_s;
+      }
+    }
+    p.e2e_ape_pct = std::abs(p.predicted.e2e_s - p.e2e_s.median) / p.e2e_s.median * 100;
+  }
+  return points;
+}
+
+inline void expect_complete_report(const std::filesystem::path& out, std::size_t configs, int epochs, int repeats) {
+  for (const char* name : {"report.json", "report.csv", "report.png"}) {
+    ASSERT_TRUE(std::filesystem::exists(out / name)) << name;
+    EXPECT_GT(std::filesystem::file_size(out / name), 100u) << name;
+  }
+  const auto report = nlohmann::json::parse(read_text(out / "report.json"));
+  ASSERT_EQ(report.at("points").size(), configs * static_cast<std::size_t>(epochs));
+  for (const auto& p : report.at("points")) {
+    EXPECT_EQ(p.at("repeats"), repeats);
+    EXPECT_GT(p.at("measured").at("e2e_s").at("median").get<double>(), 0);
+    EXPECT_GT(p.at("predicted").at("e2e_s").get<double>(), 0);
+    EXPECT_GE(p.at("spread_pct").get<double>(), 0);
+  }
+  EXPECT_GT(report.at("aggregate").at("points").get<int>(), 0);
+  EXPECT_EQ(report.at("session").at("load").at("rounds").size(), static_cast<std::size_t>(repeats));
+  const std::string csv = read_text(out / "report.csv");
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), configs * epochs + 1);
+}
+
+}  // namespace edgetwin::validate::testing

@@ -1,0 +1,168 @@
+// The parts that make a session robust and re-scorable: the run journal (resume after a kill),
+// reading measurements back from a report, what a prediction takes from the session, and the
+// pooling of interleaved calibrations.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "config/config_error.hpp"
+#include "validate/interleaved_calibration.hpp"
+#include "validate/prediction.hpp"
+#include "validate/report_reader.hpp"
+#include "validate/run_journal.hpp"
+#include "validate/validation_report.hpp"
+#include "validate_test_support.hpp"
+
+namespace edgetwin::validate {
+namespace {
+
+using testing::ScratchDir;
+
+MeasuredRun sample_run(double e2e_s) {
+  MeasuredRun run;
+  run.epochs = {MeasuredEpoch{e2e_s, 0.5, e2e_s - 0.5, 0.25, 800}, MeasuredEpoch{e2e_s, 0.4, e2e_s - 0.4, std::nullopt, 0}};
+  run.load_average_1m = 1.2;
+  run.mem_available_bytes = 20'000'000'000;
+  run.balloon_planned_bytes = 1'000'000;
+  run.balloon_bytes = 900'000;
+  run.balloon_deflated_bytes = 268'435'456;
+  run.balloon_locked = true;
+  run.balloon_inflate_s = 3.5;
+  run.resident_fraction_at_start = 0.47;
+  return run;
+}
+
+void expect_same_run(const MeasuredRun& a, const MeasuredRun& b) {
+  ASSERT_EQ(a.epochs.size(), b.epochs.size());
+  for (std::size_t i = 0; i < a.epochs.size(); ++i) {
+    EXPECT_DOUBLE_EQ(a.epochs[i].e2e_s, b.epochs[i].e2e_s);
+    EXPECT_DOUBLE_EQ(a.epochs[i].stall_s, b.epochs[i].stall_s);
+    EXPECT_EQ(a.epochs[i].hit_ratio.has_value(), b.epochs[i].hit_ratio.has_value());
+    EXPECT_EQ(a.epochs[i].hit_probes, b.epochs[i].hit_probes);
+  }
+  EXPECT_EQ(a.balloon_bytes, b.balloon_bytes);
+  EXPECT_EQ(a.balloon_deflated_bytes, b.balloon_deflated_bytes);
+  EXPECT_EQ(a.disturbed(), b.disturbed());
+  EXPECT_DOUBLE_EQ(a.resident_fraction_at_start, b.resident_fraction_at_start);
+}
+
+TEST(RunJournal, AKilledSessionResumesWithItsRuns) {
+  ScratchDir dir;
+  {
+    RunJournal journal(dir / "out/.journal.jsonl", "session A");
+    journal.open_for_append();
+    journal.append(0, "w2", sample_run(4.0));
+    journal.append(1, "w2", sample_run(4.5));
+  }
+  std::ofstream(dir / "out/.journal.jsonl", std::ios::app) << "{\"round\": 2, \"con";  // cut short by the kill
+  RunJournal again(dir / "out/.journal.jsonl", "session A");
+  const auto runs = again.load();
+  ASSERT_EQ(runs.size(), 2u);
+  expect_same_run(runs.at({1, "w2"}), sample_run(4.5));
+}
+
+TEST(RunJournal, AnotherSessionsJournalIsStartedAnew) {
+  ScratchDir dir;
+  RunJournal first(dir / ".journal.jsonl", "session A");
+  first.open_for_append();
+  first.append(0, "w2", sample_run(4.0));
+  RunJournal other(dir / ".journal.jsonl", "session B");
+  EXPECT_TRUE(other.load().empty());
+  other.open_for_append();
+  EXPECT_TRUE(RunJournal(dir / ".journal.jsonl", "session A").load().empty());
+}
+
+TEST(ReportReader, MeasurementsComeBackFromReportJson) {
+  ScratchDir dir;
+  ValidationReport r;
+  ConfigMeasurements c;
+  c.config.name = "w2";
+  c.runs = {sample_run(4.0), sample_run(4.2)};
+  c.prediction.epochs = {PredictedEpoch{4.1, 0.4, 3.7, 0.3}, PredictedEpoch{4.1, 0.4, 3.7, 0.3}};
+  r.configs = {c};
+  r.balloon_bytes = {0};
+  r.session.rounds = {{0, LoadWait{30, 1.2, true}}, {1, LoadWait{0, 0.9, true}}};
+  r.points = compare(r.configs);
+  r.aggregate = aggregate(r.points);
+  testing::write_text(dir / "report.json", report_json(r));
+  const EarlierMeasurements earlier = read_measurements(dir / "report.json");
+  ASSERT_EQ(earlier.runs.at("w2").size(), 2u);
+  expect_same_run(earlier.runs.at("w2")[1], sample_run(4.2));
+  ASSERT_EQ(earlier.rounds.size(), 2u);
+  EXPECT_DOUBLE_EQ(earlier.rounds[0].wait.waited_s, 30);
+}
+
+TEST(ReportReader, AFileThatIsNoReportIsNamed) {
+  ScratchDir dir;
+  testing::write_text(dir / "x.json", "{\"tool\": \"something else\"}");
+  try {
+    (void)read_measurements(dir / "x.json");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("not an edgetwin-validate report"), std::string::npos);
+  }
+}
+
+// What the prediction takes from the session: the dataset actually read, the balloon as RAM
+// taken away, the measured OS base, the pinned cores.
+TEST(PreparePrediction, TheRunsFactsReplaceTheWorkloadAndDeviceFiles) {
+  RunRequest request;  // host-x86-2core, lenet-mnist
+  GridConfig config;
+  config.name = "w2-b32-1core";
+  config.workers = 2;
+  config.batch_size = 32;
+  config.cores = 1;
+  const DatasetFacts facts{16000, 785, 47'000'000, false};
+  const PreparedRun plain = prepare_prediction(request, config, {facts, 0, std::nullopt});
+  const PreparedRun squeezed = prepare_prediction(request, config, {facts, 2'000'000'000, 3.5e9});
+  EXPECT_EQ(plain.workload.dataset.samples, 16000);
+  EXPECT_DOUBLE_EQ(plain.workload.dataset.sample_bytes, 785);
+  EXPECT_EQ(plain.run.loader.workers, 2);
+  EXPECT_EQ(plain.run.loader.batch_size, 32);
+  EXPECT_DOUBLE_EQ(squeezed.device.memory.ram_bytes, plain.device.memory.ram_bytes - 2e9);
+  EXPECT_DOUBLE_EQ(squeezed.device.memory.os_base_bytes, 3.5e9);
+  EXPECT_EQ(plain.device.cpu.cores, 1);
+}
+
+ProfileSpec round_profile(double fetch_s, std::vector<double> batch_sizes, std::vector<double> seconds) {
+  ProfileSpec p;
+  p.device = "host-x86-2core";
+  p.workload = "lenet-mnist";
+  p.costs.device = "host-x86-2core";
+  p.costs.reference_cpu_freq_hz = 2.096e9;
+  p.costs.fetch_cpu_s_per_sample = fetch_s;
+  p.costs.preprocess_cpu_s_per_sample = 10 * fetch_s;
+  p.costs.compute_threads = 1;
+  p.costs.compute = ComputeCurve{std::move(batch_sizes), std::move(seconds)};
+  p.costs.provenance = Provenance{"measured", "round"};
+  return p;
+}
+
+// Each cost is the median over the rounds (a slow round does not move it), a batch size one
+// round skipped is pooled over the others, and the rounds' spread is kept as a record.
+TEST(InterleavedCalibration, PooledProfileIsTheMedianOfTheRounds) {
+  const std::vector<ProfileSpec> rounds{round_profile(2e-6, {1, 16}, {1e-3, 3e-3}),
+                                        round_profile(9e-6, {1, 16, 64}, {2e-3, 4e-3, 9e-3}),  // a slow moment
+                                        round_profile(3e-6, {1, 16, 64}, {1.1e-3, 3.2e-3, 8e-3})};
+  const auto doc = pool_profiles(rounds, "edgetwin-validate --calibrate-each-round", {"vm", "AMD EPYC", 2, "1.13.0", ""});
+  const CostSpec& c = doc.profile.costs;
+  EXPECT_DOUBLE_EQ(c.fetch_cpu_s_per_sample, 3e-6);
+  EXPECT_DOUBLE_EQ(c.preprocess_cpu_s_per_sample, 30e-6);
+  EXPECT_EQ(c.compute.batch_sizes, (std::vector<double>{1, 16, 64}));
+  EXPECT_DOUBLE_EQ(c.compute.seconds[0], 1.1e-3);
+  EXPECT_DOUBLE_EQ(c.compute.seconds[1], 3.2e-3);
+  EXPECT_DOUBLE_EQ(c.compute.seconds[2], 8.5e-3);  // median of two: their mean
+  EXPECT_EQ(c.compute_threads, 1);
+  EXPECT_EQ(c.provenance.kind, "measured");
+  EXPECT_EQ(doc.profile.command, "edgetwin-validate --calibrate-each-round");
+  const auto fetch = std::find_if(doc.measurements.begin(), doc.measurements.end(),
+                                  [](const auto& m) { return m.name == "fetch_s_per_sample"; });
+  ASSERT_NE(fetch, doc.measurements.end());
+  EXPECT_EQ(fetch->repetitions, 3);
+  EXPECT_GT(fetch->p90, fetch->p10);
+  EXPECT_THROW((void)pool_profiles({}, "x", {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace edgetwin::validate

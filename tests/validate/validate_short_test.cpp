@@ -1,0 +1,53 @@
+// A short real validation, as CI runs it (label e2e, run alone, about 90 s): LeNet on a tiny
+// JPEG folder, three configurations (workers 0, 1, 2 at batch 32, disjoint from calibration's
+// batch 16) x 5 interleaved rounds x 2 epochs, calibrated in the same session
+// (--calibrate-each-round: edgetwin-calibrate's full plan once per round, ~13 s, the median
+// of the rounds predicts). A single calibration before the session was tried first and was
+// not robust here: the whole VM drifts by up to 1.8x for minutes, and a profile taken in a
+// fast or slow moment put every prediction 25-30 % off (docs/validation.md). Asserts the
+// report is complete, the errors are within the loose sanity bound (validation_stats.hpp;
+// why it is loose: docs/validation.md), and that the same bound rejects a model that ignores
+// the workers.
+//
+// Why a JPEG folder: LeNet's step is short next to decoding and augmenting a JPEG, so workers
+// change E2E a lot (measured: w = 1 or 2 about 0.65 of w = 0) and a model that ignores them is
+// far off; on MNIST the loader is so cheap that workers barely matter and no bound could tell.
+#include <gtest/gtest.h>
+
+#include "validate_e2e_support.hpp"
+
+namespace edgetwin::validate {
+namespace {
+
+using namespace testing;
+
+TEST(ValidateShort, TinyJpegFolderReportIsCompleteAndSane) {
+  ScratchDir dir;
+  make_dataset("jpeg-folder", 2000, 64, dir / "data");
+  run_or_fail(validate_bin() + " export-grey-lenet --out " + quoted(dir / "grey-lenet5.pt"));
+  write_text(dir / "grid.toml",
+             "[grid]\nrepeats = 5\nepochs = 2\n[defaults]\nbatch_size = 32\ncache = \"warm\"\n"
+             "[[config]]\nname = \"w0-b32\"\nworkers = 0\n"
+             "[[config]]\nname = \"w1-b32\"\nworkers = 1\n"
+             "[[config]]\nname = \"w2-b32\"\nworkers = 2\n");
+  const auto r = run_command(validate_bin() + " --device host-x86-2core --workload lenet-jpeg-folder --calibrate-each-round" +
+                             " --grid " + quoted(dir / "grid.toml") + " --dataset " +
+                             quoted(dir / "data") + " --model " + quoted(dir / "grey-lenet5.pt") + " --out " +
+                             quoted(dir / "out") + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_complete_report(dir / "out", 3, 2, 5);
+
+  const auto report = nlohmann::json::parse(read_text(dir / "out/report.json"));
+  EXPECT_TRUE(report.at("sanity").at("passed").get<bool>()) << report.at("sanity").dump(2) << "\n" << r.output;
+  // Every point of a file dataset has a measured hit ratio; warm cache, dataset << RAM: all hits.
+  for (const auto& p : report.at("points")) {
+    ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null());
+    EXPECT_GT(p.at("measured").at("cache_hit_ratio").at("median").get<double>(), 0.95);
+  }
+  const auto broken = ignoring_workers(points_from_report(report));
+  EXPECT_FALSE(sanity_failures(broken, SanityBound{}).empty())
+      << "a model that ignores the workers passed the sanity bound:\n" << r.output;
+}
+
+}  // namespace
+}  // namespace edgetwin::validate

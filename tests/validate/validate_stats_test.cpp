@@ -1,0 +1,107 @@
+// Errors, noise and the sanity bound, on hand-made measurements with known answers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "validate/validation_stats.hpp"
+
+namespace edgetwin::validate {
+namespace {
+
+GridConfig config(const std::string& name, int workers) {
+  GridConfig c;
+  c.name = name;
+  c.workers = workers;
+  c.batch_size = 32;
+  return c;
+}
+
+MeasuredRun run_of(double e2e_s, double stall_s, std::optional<double> hit = std::nullopt) {
+  MeasuredRun run;
+  run.epochs.push_back(MeasuredEpoch{e2e_s, stall_s, e2e_s - stall_s, hit, hit ? 1000 : 0});
+  return run;
+}
+
+ConfigMeasurements measurements(const GridConfig& c, const std::vector<double>& e2e, double stall_s,
+                                PredictedEpoch predicted, std::optional<double> hit = std::nullopt) {
+  ConfigMeasurements m;
+  m.config = c;
+  for (const double e : e2e) m.runs.push_back(run_of(e, stall_s, hit));
+  m.prediction.epochs = {predicted};
+  return m;
+}
+
+TEST(ValidationStats, SummaryGivesMedianRangeAndMad) {
+  const Summary s = summarize({3.35, 3.96, 3.63, 3.50, 3.70});  // the noise example, plus two
+  EXPECT_DOUBLE_EQ(s.median, 3.63);
+  EXPECT_DOUBLE_EQ(s.min, 3.35);
+  EXPECT_DOUBLE_EQ(s.max, 3.96);
+  // |x - 3.63| = 0.28, 0.33, 0, 0.13, 0.07 -> sorted 0, 0.07, 0.13, 0.28, 0.33 -> MAD 0.13.
+  EXPECT_NEAR(s.mad, 0.13, 1e-12);
+  EXPECT_EQ(s.n, 5);
+}
+
+TEST(ValidationStats, ErrorsAreAgainstTheMedianOfTheRepeats) {
+  // Measured E2E 9, 10, 12 s (median 10), stall 2 s; predicted 11 s with 3 s stall and 8 s compute.
+  const auto m = measurements(config("a", 2), {9, 10, 12}, 2.0, PredictedEpoch{11.0, 3.0, 8.0, 0.9}, 0.6);
+  const auto points = compare({m});
+  ASSERT_EQ(points.size(), 1u);
+  const ComparisonPoint& p = points[0];
+  EXPECT_DOUBLE_EQ(p.e2e_s.median, 10.0);
+  EXPECT_NEAR(p.e2e_error_pct, 10.0, 1e-9);               // (11 - 10) / 10
+  EXPECT_NEAR(p.stall_error_pct_of_e2e, 10.0, 1e-9);      // |3 - 2| / 10 (E2E, not stall)
+  EXPECT_NEAR(p.compute_error_pct, 0.0, 1e-9);            // measured compute = 10 - 2 = 8
+  ASSERT_TRUE(p.hit_error_points);
+  EXPECT_NEAR(*p.hit_error_points, 30.0, 1e-9);           // |0.9 - 0.6| x 100
+  EXPECT_NEAR(p.spread_pct, 30.0, 1e-9);                  // (12 - 9) / 10
+  // MAD of {9, 10, 12} around 10 = median{1, 0, 2} = 1: 1.2533 x 1.4826 x 1 / sqrt(3) / 10.
+  EXPECT_NEAR(p.noise_pct, 1.2533 * 1.4826 / std::sqrt(3.0) / 10 * 100, 1e-9);
+}
+
+TEST(ValidationStats, AggregateLeavesCalibrationOverlapsOut) {
+  auto good = measurements(config("good", 2), {10, 10, 10}, 1, PredictedEpoch{11, 1, 10, 1});  // 10 %
+  auto w0 = measurements(config("seq", 0), {10, 10, 10}, 1, PredictedEpoch{13, 1, 12, 1});    // 30 %
+  auto overlap = measurements(config("cal", 0), {10, 10, 10}, 1, PredictedEpoch{20, 1, 19, 1});  // 100 %, left out
+  overlap.calibration_overlap = true;
+  const Aggregate a = aggregate(compare({good, w0, overlap}));
+  EXPECT_EQ(a.points, 2);
+  EXPECT_NEAR(a.e2e_mape_pct, 20.0, 1e-9);            // (10 + 30) / 2
+  EXPECT_NEAR(a.pipelined_e2e_mape_pct, 10.0, 1e-9);  // workers > 0 only
+  EXPECT_NEAR(a.e2e_max_ape_pct, 30.0, 1e-9);
+  EXPECT_FALSE(a.hit_error_points);                   // no measured hit ratio (in-RAM data)
+}
+
+TEST(ValidationStats, NoiseFloorIsWhatAPerfectModelWouldScore) {
+  // Every point: MAD 1 around 10 over 3 runs; noise_pct = 1.2533 x 1.4826 / sqrt(3) / 10 x 100
+  // and the floor is sqrt(2 / pi) times that.
+  const auto a = aggregate(compare({measurements(config("a", 1), {9, 10, 12}, 1, PredictedEpoch{10, 1, 9, 1}),
+                                    measurements(config("b", 2), {9, 10, 12}, 1, PredictedEpoch{10, 1, 9, 1})}));
+  const double noise_pct = 1.2533 * 1.4826 / std::sqrt(3.0) / 10 * 100;
+  EXPECT_NEAR(a.noise_floor_pct, std::sqrt(2 / std::numbers::pi) * noise_pct, 1e-9);
+  EXPECT_NEAR(a.e2e_mape_pct, 0.0, 1e-9);
+}
+
+// The bound must catch a model that ignores the workers: measured, workers 2 make an epoch
+// 40 % shorter (10 s -> 6 s, LeNet on a JPEG folder is preprocess-bound on 2 cores). A model
+// within a few % passes; one predicting the workers-0 time for every configuration fails
+// both on MAPE (|10 - 6| / 6 = 67 % on that point) and on the worker ratio (1.0 vs 0.6).
+TEST(ValidationStats, SanityBoundCatchesAModelThatIgnoresWorkers) {
+  const auto seq = config("w0", 0);
+  const auto two = config("w2", 2);
+  const auto good = compare({measurements(seq, {10, 10.2, 9.9}, 0.1, PredictedEpoch{10.3, 0.1, 10.2, 1}),
+                             measurements(two, {6, 6.1, 5.8}, 1.0, PredictedEpoch{6.4, 1.2, 5.2, 1})});
+  EXPECT_TRUE(sanity_failures(good, SanityBound{}).empty());
+
+  const auto ignores_workers = compare({measurements(seq, {10, 10.2, 9.9}, 0.1, PredictedEpoch{10.3, 0.1, 10.2, 1}),
+                                        measurements(two, {6, 6.1, 5.8}, 1.0, PredictedEpoch{10.3, 0.1, 10.2, 1})});
+  const auto failures = sanity_failures(ignores_workers, SanityBound{});
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_NE(failures[0].find("E2E MAPE"), std::string::npos) << failures[0];
+  EXPECT_NE(failures[1].find("w2 epoch 0: E2E with 2 workers / with 0 workers is 0.60 measured but 1.00 predicted"),
+            std::string::npos)
+      << failures[1];
+}
+
+}  // namespace
+}  // namespace edgetwin::validate

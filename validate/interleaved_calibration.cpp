@@ -1,0 +1,112 @@
+#include "validate/interleaved_calibration.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "app/output_files.hpp"
+#include "app/profile_builder.hpp"
+#include "app/progress_line.hpp"
+#include "config/profile_loader.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+using calibrate::Measurement;
+using calibrate::summarize;
+
+// One pooled cost: the median over the rounds, and its spread over the rounds as a record.
+double pooled_value(const std::string& name, const std::vector<double>& values, const std::string& unit,
+                    std::vector<Measurement>& records) {
+  records.push_back(summarize(name, values, unit));
+  return records.back().median;
+}
+
+std::vector<double> of_rounds(const std::vector<ProfileSpec>& rounds, double CostSpec::*field) {
+  std::vector<double> values;
+  for (const auto& r : rounds) values.push_back(r.costs.*field);
+  return values;
+}
+
+ComputeCurve pooled_curve(const std::vector<ProfileSpec>& rounds, std::vector<Measurement>& records) {
+  std::map<double, std::vector<double>> by_size;  // a size a slow round skipped is pooled over the others
+  for (const auto& r : rounds) {
+    for (std::size_t i = 0; i < r.costs.compute.batch_sizes.size(); ++i) {
+      by_size[r.costs.compute.batch_sizes[i]].push_back(r.costs.compute.seconds[i]);
+    }
+  }
+  ComputeCurve curve;
+  for (const auto& [size, seconds] : by_size) {
+    curve.batch_sizes.push_back(size);
+    curve.seconds.push_back(pooled_value(fmt::format("compute_s_bs{}", size), seconds, "s/batch", records));
+  }
+  return curve;
+}
+
+}  // namespace
+
+calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds, const std::string& command,
+                                         const calibrate::ProfileProvenance& provenance) {
+  if (rounds.empty()) throw std::invalid_argument("pool_profiles: no calibration rounds");
+  calibrate::ProfileDocument doc;
+  doc.provenance = provenance;
+  ProfileSpec& p = doc.profile;
+  p = rounds.front();
+  p.source_file.clear();
+  p.created = calibrate::iso_utc_now();
+  p.command = command;
+  auto& m = doc.measurements;
+  CostSpec& c = p.costs;
+  c.fetch_cpu_s_per_sample = pooled_value("fetch_s_per_sample", of_rounds(rounds, &CostSpec::fetch_cpu_s_per_sample), "s/sample", m);
+  c.preprocess_cpu_s_per_sample =
+      pooled_value("preprocess_s_per_sample", of_rounds(rounds, &CostSpec::preprocess_cpu_s_per_sample), "s/sample", m);
+  c.collate_cpu_s_per_sample =
+      pooled_value("collate_s_per_sample", of_rounds(rounds, &CostSpec::collate_cpu_s_per_sample), "s/sample", m);
+  c.launch_cpu_s_per_batch = pooled_value("launch_s_per_batch", of_rounds(rounds, &CostSpec::launch_cpu_s_per_batch), "s/batch", m);
+  c.worker_startup_cpu_s = pooled_value("worker_startup_s", of_rounds(rounds, &CostSpec::worker_startup_cpu_s), "s", m);
+  c.compute = pooled_curve(rounds, m);
+  c.provenance = Provenance{
+      "measured", fmt::format("median over {} calibrations (edgetwin-calibrate's full plan) interleaved with the "
+                              "validation rounds on {}, {}; first round: {}",
+                              rounds.size(), provenance.host, p.created, rounds.front().costs.provenance.source)};
+  return doc;
+}
+
+InterleavedCalibration::InterleavedCalibration(calibrate::CalibrationSetup setup, std::filesystem::path dir)
+    : setup_(std::move(setup)), dir_(std::move(dir)) {}
+
+std::filesystem::path InterleavedCalibration::round_file(int round) const {
+  return dir_ / fmt::format("round-{}.toml", round + 1);
+}
+
+bool InterleavedCalibration::done(int round) const {
+  try {
+    return std::filesystem::exists(round_file(round)) && load_profile(round_file(round)).workload == setup_.target.workload.name;
+  } catch (const std::exception&) {
+    return false;  // cut short by a kill: calibrate that round again
+  }
+}
+
+void InterleavedCalibration::run(int round) {
+  calibrate::ProgressLine quiet(false, std::cerr, false);
+  calibrate::CalibrationSetup setup = setup_;
+  setup.command += fmt::format(" (round {})", round + 1);
+  calibrate::Calibrator calibrator(setup, quiet);
+  calibrator.check();
+  const calibrate::CalibrationData data = calibrator.run();
+  std::filesystem::create_directories(dir_);
+  calibrate::write_checked_profile(round_file(round), calibrate::build_profile(data));
+}
+
+calibrate::ProfileDocument InterleavedCalibration::pooled(int rounds, const calibrate::ProfileProvenance& provenance) const {
+  std::vector<ProfileSpec> specs;
+  for (int r = 0; r < rounds; ++r) specs.push_back(load_profile(round_file(r)));
+  return pool_profiles(specs, setup_.command + fmt::format(": median of {} rounds", rounds), provenance);
+}
+
+}  // namespace edgetwin::validate

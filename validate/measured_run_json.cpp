@@ -1,0 +1,46 @@
+#include "validate/measured_run_json.hpp"
+
+namespace edgetwin::validate {
+
+using nlohmann::json;
+
+json measured_run_json(const MeasuredRun& run) {
+  json epochs = json::array();
+  for (const auto& e : run.epochs) {
+    epochs.push_back({{"e2e_s", e.e2e_s},
+                      {"stall_s", e.stall_s},
+                      {"compute_s", e.compute_s},
+                      {"cache_hit_ratio", e.hit_ratio ? json(*e.hit_ratio) : json(nullptr)},
+                      {"hit_probes", e.hit_probes}});
+  }
+  return {{"load_1m_at_start", run.load_average_1m},
+          {"mem_available_bytes_at_start", run.mem_available_bytes},
+          {"balloon_planned_bytes", run.balloon_planned_bytes},
+          {"balloon_bytes", run.balloon_bytes},
+          {"balloon_deflated_bytes", run.balloon_deflated_bytes},
+          {"balloon_locked", run.balloon_locked},
+          {"balloon_inflate_s", run.balloon_inflate_s},
+          {"resident_fraction_at_start", run.resident_fraction_at_start},
+          {"disturbed", run.disturbed()},
+          {"epochs", epochs}};
+}
+
+MeasuredRun measured_run_from_json(const json& j) {
+  MeasuredRun run;
+  for (const auto& e : j.at("epochs")) {
+    MeasuredEpoch m{e.at("e2e_s"), e.at("stall_s"), e.at("compute_s"), std::nullopt, e.at("hit_probes")};
+    if (!e.at("cache_hit_ratio").is_null()) m.hit_ratio = e.at("cache_hit_ratio").get<double>();
+    run.epochs.push_back(m);
+  }
+  run.load_average_1m = j.at("load_1m_at_start");
+  run.mem_available_bytes = j.at("mem_available_bytes_at_start");
+  run.balloon_planned_bytes = j.at("balloon_planned_bytes");
+  run.balloon_bytes = j.at("balloon_bytes");
+  run.balloon_deflated_bytes = j.at("balloon_deflated_bytes");
+  run.balloon_locked = j.at("balloon_locked");
+  run.balloon_inflate_s = j.at("balloon_inflate_s");
+  run.resident_fraction_at_start = j.at("resident_fraction_at_start");
+  return run;
+}
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,16 @@
+// The JSON form of one real run, shared by report.json (configs[].runs[]), the run journal
+// and --rescore's reader, so that what one writes the others read back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "validate/real_run.hpp"
+
+namespace edgetwin::validate {
+
+nlohmann::json measured_run_json(const MeasuredRun& run);
+
+// Throws nlohmann::json's exceptions on missing keys or wrong types.
+MeasuredRun measured_run_from_json(const nlohmann::json& j);
+
+}  // namespace edgetwin::validate

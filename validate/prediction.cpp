@@ -1,0 +1,62 @@
+#include "validate/prediction.hpp"
+
+#include <stdexcept>
+
+#include "app/child_process.hpp"
+#include "config/run_validator.hpp"
+#include "model/simulation.hpp"
+#include "report/epoch_recorder.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+std::string simulate_epochs(const PreparedRun& prepared) {
+  Simulation simulation(prepared.device, prepared.workload, prepared.run);
+  EpochRecorder recorder;
+  simulation.add_observer(recorder);
+  simulation.run();
+  std::vector<PredictedEpoch> epochs;
+  for (const EpochStats& e : recorder.epochs()) epochs.push_back({e.e2e_s, e.stall_s, e.compute_s, e.cache_hit_ratio});
+  std::string bytes;
+  append_records(bytes, epochs);
+  return bytes;
+}
+
+RunRequest request_for(const RunRequest& base, const GridConfig& config) {
+  RunRequest request = base;
+  request.workers = config.workers;
+  request.batch_size = config.batch_size;
+  request.prefetch_factor = config.prefetch_factor;
+  request.cache = to_string(config.cache);
+  if (config.cores > 0) request.cores = config.cores;
+  return request;
+}
+
+}  // namespace
+
+PreparedRun prepare_prediction(const RunRequest& base, const GridConfig& config, const PredictionAdjustments& adjust) {
+  PreparedRun prepared = prepare_run(request_for(base, config));
+  prepared.workload.dataset.samples = adjust.dataset.samples;
+  prepared.workload.dataset.sample_bytes = adjust.dataset.mean_sample_bytes;
+  prepared.device.memory.ram_bytes -= static_cast<double>(adjust.balloon_bytes);
+  if (adjust.os_base_bytes) prepared.device.memory.os_base_bytes = *adjust.os_base_bytes;
+  validate_run(prepared.run, prepared.device, prepared.workload);  // the batch must still fit the smaller dataset
+  const Simulation check(prepared.device, prepared.workload, prepared.run);
+  return prepared;
+}
+
+Prediction predict(const PreparedRun& prepared) {
+  Prediction prediction;
+  prediction.device_ram_bytes = prepared.device.memory.ram_bytes;
+  prediction.page_cache_capacity_bytes = Simulation(prepared.device, prepared.workload, prepared.run).page_cache_capacity_bytes();
+  try {
+    const std::string bytes = run_in_child([&prepared] { return simulate_epochs(prepared); });
+    prediction.epochs = ChildBytesReader(bytes).records<PredictedEpoch>();
+  } catch (const ChildProcessError& e) {
+    throw std::runtime_error(std::string("simulation failed: ") + e.what());
+  }
+  return prediction;
+}
+
+}  // namespace edgetwin::validate

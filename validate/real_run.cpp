@@ -1,0 +1,109 @@
+#include "validate/real_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <memory>
+
+#include "hardware/cpu_affinity.hpp"
+#include "hardware/page_cache_control.hpp"
+#include "training/training_runner.hpp"
+#include "validate/load_wait.hpp"
+#include "validate/memory_balloon.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+// Reads whole files so the kernel caches all their pages, as a first epoch would.
+void read_files_once(const std::vector<std::filesystem::path>& files) {
+  std::vector<char> buffer(1 << 16);
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+    }
+  }
+}
+
+void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache) {
+  if (cache == CacheState::cold) {
+    calibrate::evict_files(files);
+  } else {
+    read_files_once(files);
+  }
+}
+
+// Counts the probes of each epoch: reset when the epoch starts, read when it ends.
+class HitRatioObserver : public calibrate::RunObserver {
+ public:
+  explicit HitRatioObserver(ResidencyProbeDataset* probe) : probe_(probe) {}
+  void on_epoch_start(std::int64_t) override {
+    if (probe_) (void)probe_->take_counts();
+  }
+  void on_epoch_end(const calibrate::EpochSummary&) override {
+    if (probe_) counts_.push_back(probe_->take_counts());
+  }
+  const std::vector<ProbeCounts>& counts() const { return counts_; }
+
+ private:
+  ResidencyProbeDataset* probe_;
+  std::vector<ProbeCounts> counts_;
+};
+
+std::vector<MeasuredEpoch> measured_epochs(const calibrate::RunResult& result, const HitRatioObserver& observer) {
+  std::vector<MeasuredEpoch> epochs;
+  for (std::size_t i = 0; i < result.epochs.size(); ++i) {
+    const auto& e = result.epochs[i];
+    MeasuredEpoch m{e.e2e_s, e.stall_s, e.compute_s, std::nullopt, 0};
+    if (i < observer.counts().size() && observer.counts()[i].probes > 0) {
+      m.hit_ratio = observer.counts()[i].hit_ratio();
+      m.hit_probes = observer.counts()[i].probes;
+    }
+    epochs.push_back(m);
+  }
+  return epochs;
+}
+
+std::vector<int> first_cpus(int cores) {
+  if (cores <= 0) return {};
+  std::vector<int> cpus = calibrate::allowed_cpus();
+  if (static_cast<int>(cpus.size()) > cores) cpus.resize(static_cast<std::size_t>(cores));
+  return cpus;
+}
+
+}  // namespace
+
+calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config) {
+  calibrate::RunSpec spec = base;
+  spec.workers = config.workers;
+  spec.batch_size = config.batch_size;
+  spec.prefetch_factor = config.prefetch_factor;
+  spec.cpus = first_cpus(config.cores);
+  spec.evict_before_first_epoch = false;  // run_real prepares the cache itself (cold or warm)
+  spec.measure_residency = false;         // the probe measures hits per read instead
+  return spec;
+}
+
+MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& plan) {
+  MeasuredRun run;
+  run.load_average_1m = load_average_1m();
+  run.mem_available_bytes = mem_available_bytes();
+  run.balloon_planned_bytes = plan.bytes;
+  const std::uint64_t leaving_room = run.mem_available_bytes > plan.room_bytes ? run.mem_available_bytes - plan.room_bytes : 0;
+  const auto inflate_start = std::chrono::steady_clock::now();
+  const MemoryBalloon balloon(plan.bytes > 0 ? leaving_room : 0, kBalloonMinFreeBytes);  // before the cache: warm = what fits
+  run.balloon_inflate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - inflate_start).count();
+  run.balloon_bytes = balloon.bytes();
+  run.balloon_locked = balloon.locked();
+  if (context.probe) {
+    prepare_page_cache(context.files, config.cache);
+    run.resident_fraction_at_start = calibrate::files_residency(context.files).fraction();
+  }
+  HitRatioObserver observer(context.probe);
+  const auto result = calibrate::run_training(spec_for(context.base, config), *context.dataset, &observer);
+  run.epochs = measured_epochs(result, observer);
+  run.balloon_deflated_bytes = balloon.deflated_bytes();
+  return run;
+}
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,78 @@
+// One fresh real run of one grid configuration, through calibrate's training runner: the
+// "measured" half of a comparison.
+//
+// Contract: run_real() holds the configuration's balloon (if any) for the whole run, prepares
+// the page cache of the dataset files as the configuration says (cold: evicted with
+// posix_fadvise DONTNEED; warm: every file read once, in order, as the simulator's --cache warm
+// does), pins the run to the first `cores` allowed CPUs, then trains spec.epochs full epochs.
+// In-RAM formats read their files when opened, so their cache state is not touched and their
+// hit ratio is not measured (the simulator reports 1 for them by definition). Errors from the
+// runner propagate (ConfigError, DatasetError, HardwareError, std::runtime_error).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "training/run_spec.hpp"
+#include "validate/residency_probe_dataset.hpp"
+#include "validate/validation_grid.hpp"
+
+namespace edgetwin::validate {
+
+struct MeasuredEpoch {
+  double e2e_s = 0;
+  double stall_s = 0;
+  double compute_s = 0;
+  std::optional<double> hit_ratio;  // file datasets: mincore probes before each sampled read
+  std::int64_t hit_probes = 0;
+};
+
+struct MeasuredRun {
+  std::vector<MeasuredEpoch> epochs;
+  double load_average_1m = 0;             // /proc/loadavg at the start of the run
+  std::uint64_t mem_available_bytes = 0;  // before the balloon
+  std::uint64_t balloon_planned_bytes = 0;   // what the prediction assumed
+  std::uint64_t balloon_bytes = 0;           // held at the start: what leaves the planned free RAM now
+  std::uint64_t balloon_deflated_bytes = 0;  // given back during the run to other users of the machine
+  bool balloon_locked = false;
+  double balloon_inflate_s = 0;
+  // Fraction of the files' pages resident once the cache was prepared (cold: evicted; warm:
+  // read once, under the balloon if any): the page cache the dataset really got.
+  double resident_fraction_at_start = 0;
+  // The balloon gave memory back during the run: the run measured a machine with more free
+  // RAM than predicted, so the statistics leave it out when undisturbed runs exist.
+  bool disturbed() const { return balloon_deflated_bytes > 0; }
+};
+
+// A balloon as planned at the session's start. What matters for the page cache is the free RAM
+// it leaves (room), so each run's balloon is sized to leave that room at the run's start: if
+// another user took memory since, the balloon is smaller and the dataset still gets the room
+// the prediction assumed (prediction: device RAM - planned bytes, with the OS base measured at
+// the start, prediction.hpp).
+struct BalloonPlan {
+  std::uint64_t bytes = 0;       // at the session's start; 0 = no balloon
+  std::uint64_t room_bytes = 0;  // MemAvailable left beside it
+};
+
+// The least free RAM a balloon may leave: below it the kernel's own reserves and this run's
+// allocations would push the machine into the OOM killer.
+constexpr std::uint64_t kBalloonMinRoomBytes = 256ull << 20;
+// Below this much MemAvailable during a run, the balloon's watchdog gives memory back: another
+// user is allocating, and their build matters more than this measurement.
+constexpr std::uint64_t kBalloonMinFreeBytes = 96ull << 20;
+
+// What every run of a session shares: the dataset is opened once.
+struct RealRunContext {
+  calibrate::RunSpec base;               // model, dataset, seed, threads, epochs; loader set per config
+  const calibrate::Dataset* dataset = nullptr;  // the one the runner reads (the probe when there is one)
+  ResidencyProbeDataset* probe = nullptr;       // null for in-RAM formats
+  std::vector<std::filesystem::path> files;     // the files the runs read (cold: evicted, warm: read once)
+};
+
+calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config);
+
+MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& balloon);
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,45 @@
+#include "validate/report_reader.hpp"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config_error.hpp"
+#include "validate/measured_run_json.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+using nlohmann::json;
+
+EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
+  EarlierMeasurements m;
+  m.file = file;
+  m.started_utc = doc.at("session").at("started_utc");
+  for (const auto& c : doc.at("configs")) {
+    auto& runs = m.runs[c.at("config").at("name").get<std::string>()];
+    for (const auto& r : c.at("runs")) runs.push_back(measured_run_from_json(r));
+  }
+  for (const auto& r : doc.at("session").at("load").at("rounds")) {
+    m.rounds.push_back({r.at("round"), LoadWait{r.at("waited_s"), r.at("load_1m"), r.at("quiet")}});
+  }
+  return m;
+}
+
+}  // namespace
+
+EarlierMeasurements read_measurements(const std::filesystem::path& report_json) {
+  std::ifstream in(report_json);
+  if (!in) throw ConfigError({Diagnostic{report_json.string(), 0, 0, "--rescore", "cannot open the earlier report"}});
+  try {
+    const json doc = json::parse(in);
+    if (doc.value("tool", "") != "edgetwin-validate") throw std::runtime_error("not an edgetwin-validate report");
+    return parse(doc, report_json);
+  } catch (const std::exception& e) {
+    throw ConfigError({Diagnostic{report_json.string(), 0, 0, "--rescore",
+                                  std::string("cannot read the measurements of an edgetwin-validate report.json: ") + e.what()}});
+  }
+}
+
+}  // namespace edgetwin::validate

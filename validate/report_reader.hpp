@@ -1,0 +1,29 @@
+// Reads the measurements back from an earlier report.json, so that a validation can be
+// re-scored against a changed simulator in seconds instead of re-measured for
+// an hour: `edgetwin-validate ... --rescore old/report.json`.
+//
+// Contract: returns every configuration's runs as they were measured (all epochs, load,
+// balloon records) and the rounds' load waits. A file that is missing, not JSON, or not an
+// edgetwin-validate report is a ConfigError naming it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "validate/real_run.hpp"
+#include "validate/validation_report.hpp"
+
+namespace edgetwin::validate {
+
+struct EarlierMeasurements {
+  std::filesystem::path file;
+  std::string started_utc;  // when they were measured
+  std::map<std::string, std::vector<MeasuredRun>> runs;  // by configuration name
+  std::vector<RoundRecord> rounds;
+};
+
+EarlierMeasurements read_measurements(const std::filesystem::path& report_json);
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,98 @@
+#include "validate/validate_command.hpp"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "config/config_error.hpp"
+#include "validate/grey_lenet_export.hpp"
+#include "validate/jpeg_metadata_padding.hpp"
+
+namespace edgetwin::validate {
+
+void add_validate_options(CLI::App& app, ValidateOptions& o) {
+  app.add_option("--device", o.device, "Device the runs happen on: a shipped name (devices/) or a TOML file");
+  app.add_option("--workload", o.workload, "Workload: a shipped name (workloads/) or a TOML file");
+  app.add_option("--profile", o.profile, "Profile TOML from edgetwin-calibrate for this device and workload");
+  app.add_option("--grid", o.grid, "Grid TOML of configurations (default: validate/grids/<workload>.toml)");
+  app.add_option("--out", o.out, "Directory for report.json, report.csv and report.png")->capture_default_str();
+  app.add_option("--repeats", o.repeats, "Runs of each configuration, interleaved (default: the grid's; >= 5 for a report)");
+  app.add_option("--dataset", o.dataset, "Dataset directory in the workload's on-disk format (the one calibrated on)");
+  app.add_option("--model", o.model, "Built-in model or TorchScript file .pt, as given to edgetwin-calibrate");
+  app.add_option("--format", o.format, "Dataset format: mnist, cifar10, jpeg-folder (default: from the workload)");
+  app.add_option("--crop-size", o.crop_size, "jpeg-folder crop side (default: from the workload's input_bytes_per_sample)");
+  app.add_option("--intra-op-threads", o.intra_op_threads, "LibTorch intra-op threads of the trainer, as calibrated")
+      ->capture_default_str();
+  app.add_flag("--allow-overlap", o.allow_overlap,
+               "Keep grid configurations that calibration ran (reported, left out of the aggregate) instead of refusing");
+  app.add_flag("!--device-os-base", o.measured_os_base,
+               "Predict with the device file's memory.os_base_bytes instead of this machine's memory use at the start");
+  app.add_option("--rescore", o.rescore,
+                 "Take the measurements from this earlier report.json and only predict again (same grid and inputs)");
+  app.add_flag("--calibrate-each-round", o.calibrate_each_round,
+               "Instead of --profile: run edgetwin-calibrate's full plan once per round, among the configurations, "
+               "and predict with the median of the rounds (written to OUT/profile.toml)");
+  app.add_option("--probe-every", o.probe_every, "mincore-probe every Nth sample for the measured hit ratio")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-load", o.load_wait.max_load,
+                 "Before each round wait until the 1-minute load average is below this (0: do not wait)")
+      ->capture_default_str();
+  app.add_option("--max-wait-s", o.load_wait.max_wait_s, "Longest wait for a quiet machine per round, then measure anyway")
+      ->capture_default_str();
+  app.add_option("--poll-s", o.load_wait.poll_s, "Seconds between load checks while waiting")->capture_default_str();
+  app.add_flag("--quiet", o.quiet, "No progress lines on stderr");
+}
+
+CLI::App* add_export_model_command(CLI::App& app, ExportModelOptions& o) {
+  CLI::App* c = app.add_subcommand("export-grey-lenet",
+                                   "Write the TorchScript LeNet-5 with a Grayscale front that trains on RGB JPEG folders "
+                                   "(workloads/lenet-jpeg-folder.toml)");
+  c->add_option("--out", o.out, "TorchScript file to write")->required();
+  c->add_option("--classes", o.classes, "Output classes")->capture_default_str();
+  c->add_option("--seed", o.seed, "Seed of the initial parameters")->capture_default_str();
+  return c;
+}
+
+CLI::App* add_pad_jpeg_command(CLI::App& app, PadJpegOptions& o) {
+  CLI::App* c = app.add_subcommand("pad-jpeg-metadata",
+                                   "Add metadata padding (APP15 segments) to every JPEG of a folder: larger files, same "
+                                   "decode cost, so page-cache pressure fits a shared machine");
+  c->add_option("--dataset", o.dataset, "JPEG folder (ImageFolder layout) to pad in place")->required();
+  c->add_option("--bytes", o.bytes, "Padding bytes per file")->capture_default_str();
+  return c;
+}
+
+void check_validate_options(const ValidateOptions& o) {
+  std::vector<Diagnostic> problems;
+  if (o.device.empty()) problems.push_back({"", 0, 0, "--device", "required: the device these runs happen on"});
+  if (o.workload.empty()) problems.push_back({"", 0, 0, "--workload", "required: the workload to run"});
+  if (o.profile.empty() && !o.calibrate_each_round) {
+    problems.push_back({"", 0, 0, "--profile", "required (or --calibrate-each-round): the profile edgetwin-calibrate wrote"});
+  }
+  if (o.dataset.empty()) problems.push_back({"", 0, 0, "--dataset", "required: the dataset directory the profile was calibrated on"});
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+}
+
+int run_validate(const ValidateOptions& o, const std::filesystem::path& data_dir) {
+  check_validate_options(o);
+  const ValidationReport report = run_validation(o, data_dir);
+  std::cout << report_table(report);
+  std::cout << fmt::format("wrote {0}/report.json, {0}/report.csv, {0}/report.png\n", o.out.string());
+  return 0;
+}
+
+int run_pad_jpeg(const PadJpegOptions& o) {
+  const std::int64_t padded = pad_jpeg_folder(o.dataset, o.bytes);
+  std::cout << fmt::format("padded {} files of {} with {} bytes of metadata each\n", padded, o.dataset.string(), o.bytes);
+  return 0;
+}
+
+int run_export_model(const ExportModelOptions& o) {
+  write_grey_lenet_torchscript(o.out, o.classes, o.seed);
+  std::cout << "wrote " << o.out.string() << '\n';
+  return 0;
+}
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,498 @@
+#include "validate/validation_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "app/workload_target.hpp"
+#include "config/config_error.hpp"
+#include "config/profile_loader.hpp"
+#include "datasets/dataset_factory.hpp"
+#include "hardware/cpu_affinity.hpp"
+#include "hardware/host_facts.hpp"
+#include "hardware/page_cache_control.hpp"
+#include "profile/profile_document.hpp"
+#include "training/process_memory.hpp"
+#include "training/torch_runtime.hpp"
+#include "training/training_runner.hpp"
+#include "validate/interleaved_calibration.hpp"
+#include "validate/memory_balloon.hpp"
+#include "app/output_files.hpp"
+#include "validate/report_reader.hpp"
+#include "validate/run_journal.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+ConfigError option_error(const std::string& option, const std::string& message) {
+  return ConfigError({Diagnostic{"", 0, 0, option, message}});
+}
+
+// Everything checked and opened before the first measurement.
+struct SessionInputs {
+  GridSpec grid;
+  calibrate::WorkloadTarget target;
+  ProfileSpec profile;
+  RunRequest request;
+  std::filesystem::path dataset_dir;
+  std::unique_ptr<calibrate::Dataset> dataset;
+  std::unique_ptr<ResidencyProbeDataset> probe;
+  DatasetFacts facts;
+  CalibrationSettings calibration;
+  std::vector<Overlap> overlaps;
+  std::vector<BalloonPlan> balloons;  // per config
+  calibrate::RunSpec base_spec;
+  calibrate::HostFacts host;
+  int host_cores = 0;
+  std::uint64_t own_rss_bytes = 0;     // this process at the start, LibTorch loaded
+  std::optional<double> os_base_bytes;  // what the machine used besides this process
+  double device_os_base_bytes = 0;      // the device file's estimate, for the notes
+  std::unique_ptr<InterleavedCalibration> calibration_rounds;  // --calibrate-each-round
+};
+
+// On a shared machine the memory used by others is the "OS base" a run really has: measured
+// as calibrate's host device file measures it, less this process (the model's footprint).
+std::optional<double> measured_os_base(const ValidateOptions& o, const calibrate::HostFacts& host, std::uint64_t own_rss) {
+  if (!o.measured_os_base) return std::nullopt;
+  const double used = static_cast<double>(host.mem_total_bytes) - static_cast<double>(host.mem_available_bytes);
+  return std::max(0.0, used - static_cast<double>(own_rss));
+}
+
+std::filesystem::path grid_path(const ValidateOptions& o, const std::filesystem::path& data_dir, const std::string& workload) {
+  if (!o.grid.empty()) return o.grid;
+  const auto shipped = data_dir / "validate" / "grids" / (workload + ".toml");
+  if (!std::filesystem::exists(shipped)) {
+    throw option_error("--grid", fmt::format("no grid given and no shipped grid {} for workload {}", shipped.string(), workload));
+  }
+  return shipped;
+}
+
+RunRequest base_request(const ValidateOptions& o, const GridSpec& grid) {
+  RunRequest request;
+  request.device = o.device;
+  request.workload = o.workload;
+  request.profile = o.profile;
+  request.epochs = grid.epochs;
+  request.seed = grid.seed;
+  return request;
+}
+
+// A JPEG folder's crop side follows from the workload's input tensor: 3 x side x side float32.
+int crop_size_for(const ValidateOptions& o, const calibrate::WorkloadTarget& target) {
+  if (o.crop_size) return *o.crop_size;
+  if (target.format != calibrate::DatasetFormat::jpeg_folder) return 224;
+  const double side = std::sqrt(target.workload.dataset.input_bytes_per_sample / (3.0 * 4.0));
+  const int rounded = static_cast<int>(std::lround(side));
+  if (rounded < 1 || std::abs(side - rounded) > 1e-6) {
+    throw option_error("--crop-size", fmt::format("dataset.input_bytes_per_sample {} of workload {} is not 3 x side x side "
+                                                  "float32; give the crop side",
+                                                  target.workload.dataset.input_bytes_per_sample, target.workload.name));
+  }
+  return rounded;
+}
+
+// The files a run reads: a JPEG folder's first `samples` files, an in-RAM format's all.
+std::vector<std::filesystem::path> files_read(const calibrate::Dataset& dataset, std::int64_t samples) {
+  const auto* folder = dynamic_cast<const calibrate::JpegFolderDataset*>(&dataset);
+  if (folder == nullptr) return dataset.files();
+  std::vector<std::filesystem::path> files;
+  for (std::int64_t i = 0; i < samples; ++i) files.push_back(folder->sample_path(static_cast<std::size_t>(i)));
+  return files;
+}
+
+DatasetFacts dataset_facts(const calibrate::Dataset& dataset, std::int64_t max_samples, bool file_per_sample) {
+  DatasetFacts facts;
+  const auto size = static_cast<std::int64_t>(dataset.size());
+  facts.samples = max_samples > 0 ? std::min(max_samples, size) : size;
+  double bytes = 0;
+  for (std::int64_t i = 0; i < facts.samples; ++i) bytes += static_cast<double>(dataset.sample_bytes(static_cast<std::size_t>(i)));
+  facts.mean_sample_bytes = facts.samples > 0 ? bytes / static_cast<double>(facts.samples) : 0;
+  facts.page_cache_bytes = calibrate::files_residency(files_read(dataset, facts.samples)).pages * calibrate::page_size_bytes();
+  facts.file_per_sample = file_per_sample;
+  return facts;
+}
+
+void refuse_overlaps(const std::vector<Overlap>& overlaps, const GridSpec& grid, bool allowed) {
+  if (overlaps.empty() || allowed) return;
+  std::vector<Diagnostic> problems;
+  for (const auto& o : overlaps) {
+    problems.push_back({grid.source_file, 0, 0, fmt::format("config \"{}\"", o.config),
+                        o.reason + "; calibration and validation configurations must be disjoint: change it, remove it, "
+                                   "or pass --allow-overlap to keep it out of the aggregate"});
+  }
+  throw ConfigError(std::move(problems));
+}
+
+// The free RAM each balloon leaves: a fraction of the dataset's page-cache footprint, or what
+// an explicit balloon_bytes leaves now. No headroom is added: what the run itself still
+// allocates is part of the experiment (the model's footprint), and the balloon's watchdog
+// protects the rest of the machine.
+std::uint64_t planned_room(const GridConfig& c, const DatasetFacts& facts, std::uint64_t available) {
+  if (c.balloon_leave_dataset_fraction) {
+    return static_cast<std::uint64_t>(*c.balloon_leave_dataset_fraction * static_cast<double>(facts.page_cache_bytes));
+  }
+  const auto bytes = static_cast<std::uint64_t>(c.balloon_bytes);
+  return available > bytes ? available - bytes : 0;
+}
+
+std::vector<BalloonPlan> balloon_plans(const GridSpec& grid, const DatasetFacts& facts, std::uint64_t available) {
+  std::vector<BalloonPlan> plans;
+  std::vector<Diagnostic> problems;
+  for (const GridConfig& c : grid.configs) {
+    if (!c.has_balloon()) {
+      plans.push_back({});
+      continue;
+    }
+    const std::uint64_t room = planned_room(c, facts, available);
+    if (room < kBalloonMinRoomBytes || room >= available) {
+      problems.push_back({grid.source_file, 0, 0, fmt::format("config \"{}\"", c.name),
+                          fmt::format("the balloon would leave {} bytes of the {} bytes free now; a balloon must leave at "
+                                      "least {} bytes (the kernel's reserves and the run's own allocations) and take "
+                                      "something: use a larger fraction, a smaller balloon_bytes or a larger dataset",
+                                      room, available, kBalloonMinRoomBytes)});
+      plans.push_back({});
+      continue;
+    }
+    plans.push_back({available - room, room});
+  }
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  return plans;
+}
+
+calibrate::RunSpec base_spec(const ValidateOptions& o, const SessionInputs& in) {
+  calibrate::RunSpec spec = calibrate::workload_run_spec(in.target, in.dataset_dir);
+  spec.max_samples = in.grid.max_samples;
+  spec.crop_size = crop_size_for(o, in.target);
+  spec.seed = in.grid.seed;
+  spec.epochs = in.grid.epochs;
+  spec.intra_op_threads = o.intra_op_threads;
+  spec.device = "auto";
+  return spec;
+}
+
+void open_dataset_for(SessionInputs& in, const ValidateOptions& o) {
+  in.dataset_dir = o.dataset;
+  in.dataset = calibrate::open_dataset(in.target.format, in.dataset_dir);
+  if (const auto* folder = dynamic_cast<const calibrate::JpegFolderDataset*>(in.dataset.get())) {
+    in.probe = std::make_unique<ResidencyProbeDataset>(*folder, o.probe_every);
+  }
+  in.facts = dataset_facts(*in.dataset, in.grid.max_samples, in.probe != nullptr);
+}
+
+// edgetwin-calibrate's full plan on the session's dataset, model and threads, as `run` would.
+std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOptions& o, const SessionInputs& in) {
+  calibrate::CalibrationSetup setup;
+  setup.device_name = prepare_run(in.request).device.name;
+  setup.target = in.target;
+  setup.dataset_dir = in.dataset_dir;
+  setup.command = "edgetwin-validate --calibrate-each-round";
+  setup.plan = calibrate::make_plan(false, in.calibration.batch_size);
+  setup.intra_op_threads = o.intra_op_threads;
+  setup.seed = in.grid.seed;
+  setup.crop_size = in.base_spec.crop_size;
+  setup.max_samples = in.grid.max_samples;
+  setup.bench_dir = o.out / "calibration";
+  std::filesystem::create_directories(setup.bench_dir);
+  return std::make_unique<InterleavedCalibration>(std::move(setup), o.out / "calibration");
+}
+
+SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path& data_dir) {
+  if (o.calibrate_each_round && !o.rescore.empty()) {
+    throw option_error("--rescore", "re-score with --profile OUT/profile.toml (the pooled profile of that session) "
+                                    "instead of calibrating again");
+  }
+  if (o.calibrate_each_round != o.profile.empty()) {
+    throw option_error("--profile", "give either --profile (a profile calibrated before) or --calibrate-each-round "
+                                    "(calibrate in every round and predict with their median), not both, not neither");
+  }
+  SessionInputs in;
+  in.host = calibrate::read_host_facts();
+  in.host_cores = static_cast<int>(calibrate::allowed_cpus().size());
+  in.target = calibrate::resolve_target(o.workload, data_dir, o.format, o.model);
+  in.grid = load_grid(grid_path(o, data_dir, in.target.workload.name), HostLimits{in.host_cores, in.host.mem_available_bytes});
+  if (o.repeats) in.grid.repeats = *o.repeats;
+  if (in.grid.repeats < 1) throw option_error("--repeats", fmt::format("expected 1 or more runs, got {}", in.grid.repeats));
+  in.request = base_request(o, in.grid);
+  in.device_os_base_bytes = prepare_run(in.request).device.memory.os_base_bytes;  // a mismatched profile is refused here
+  in.own_rss_bytes = calibrate::resident_bytes();
+  in.os_base_bytes = measured_os_base(o, in.host, in.own_rss_bytes);
+  if (o.calibrate_each_round) {
+    in.calibration = {in.target.workload.loader.batch_size,
+                      "the workload's batch size: calibrated in this session (--calibrate-each-round)"};
+  } else {
+    in.profile = load_profile(o.profile);
+    in.calibration = calibration_settings(in.profile.command, in.target.workload.loader.batch_size);
+  }
+  in.overlaps = find_overlaps(in.grid, in.calibration, in.host_cores);
+  refuse_overlaps(in.overlaps, in.grid, o.allow_overlap);
+  open_dataset_for(in, o);
+  in.balloons = balloon_plans(in.grid, in.facts, in.host.mem_available_bytes);
+  in.base_spec = base_spec(o, in);
+  if (o.calibrate_each_round) in.calibration_rounds = interleaved_calibration(o, in);
+  return in;
+}
+
+bool overlaps_calibration(const SessionInputs& in, const GridConfig& c) {
+  return std::any_of(in.overlaps.begin(), in.overlaps.end(), [&c](const Overlap& o) { return o.config == c.name; });
+}
+
+std::vector<ConfigMeasurements> grid_configs(const SessionInputs& in) {
+  std::vector<ConfigMeasurements> configs;
+  for (const GridConfig& c : in.grid.configs) configs.push_back({c, overlaps_calibration(in, c), {}, {}});
+  return configs;
+}
+
+// All preparations first: bad input of any configuration fails before anything simulates.
+void predict_all(const SessionInputs& in, const RunRequest& request, std::vector<ConfigMeasurements>& configs) {
+  std::vector<PreparedRun> prepared;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    prepared.push_back(prepare_prediction(request, configs[i].config, {in.facts, in.balloons[i].bytes, in.os_base_bytes}));
+  }
+  for (std::size_t i = 0; i < configs.size(); ++i) configs[i].prediction = predict(prepared[i]);
+}
+
+// One step on the real data: a model that cannot take the dataset's tensors fails here.
+void check_one_step(const SessionInputs& in) {
+  calibrate::RunSpec spec = spec_for(in.base_spec, in.grid.configs.front());
+  spec.workers = 0;
+  spec.epochs = 1;
+  spec.max_batches_per_epoch = 1;
+  (void)calibrate::run_training(spec, *in.dataset);
+}
+
+RealRunContext run_context(const SessionInputs& in) {
+  return {in.base_spec, in.probe ? static_cast<const calibrate::Dataset*>(in.probe.get()) : in.dataset.get(), in.probe.get(),
+          files_read(*in.dataset, in.facts.samples)};
+}
+
+void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& c, const MeasuredRun& run) {
+  if (o.quiet) return;
+  std::string epochs;
+  for (const auto& e : run.epochs) {
+    epochs += fmt::format(" {:.3f}s", e.e2e_s);
+    if (e.hit_ratio) epochs += fmt::format(" (hit {:.2f})", *e.hit_ratio);
+  }
+  if (run.balloon_bytes > 0) {
+    epochs += fmt::format("; balloon {:.2f} GB in {:.1f} s, dataset resident at start {:.2f}", run.balloon_bytes / 1e9,
+                          run.balloon_inflate_s, run.resident_fraction_at_start);
+  }
+  if (run.disturbed()) epochs += fmt::format(" (balloon gave back {} bytes: left out)", run.balloon_deflated_bytes);
+  std::cerr << fmt::format("[round {}/{}] {}: epochs{}; load {:.2f}\n", round + 1, rounds, c.name, epochs, run.load_average_1m);
+}
+
+// --rescore: the runs of an earlier report, configuration by configuration.
+void take_earlier_measurements(const ValidateOptions& o, std::vector<ConfigMeasurements>& configs, SessionInfo& info) {
+  const EarlierMeasurements earlier = read_measurements(o.rescore);
+  std::vector<Diagnostic> missing;
+  for (auto& c : configs) {
+    const auto found = earlier.runs.find(c.config.name);
+    if (found == earlier.runs.end() || found->second.empty()) {
+      missing.push_back({o.rescore.string(), 0, 0, "--rescore", fmt::format("no runs of configuration \"{}\"", c.config.name)});
+      continue;
+    }
+    c.runs = found->second;
+  }
+  if (!missing.empty()) throw ConfigError(std::move(missing));
+  info.rounds = earlier.rounds;
+  info.notes.push_back(fmt::format("measurements re-scored from {} (measured in the session started {}), not measured again",
+                                   o.rescore.string(), earlier.started_utc));
+}
+
+std::string model_description(const SessionInputs& in) {
+  return in.target.torchscript_file.empty() ? in.target.model : "TorchScript " + in.target.torchscript_file.string();
+}
+
+std::string session_key(const ValidateOptions& o, const SessionInputs& in) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", o.device, in.target.workload.name, o.profile.empty() ? std::string("calibrate-each-round") : std::filesystem::absolute(o.profile).string(),
+                     in.profile.created, std::filesystem::absolute(in.grid.source_file).string(),
+                     std::filesystem::absolute(in.dataset_dir).string(), in.grid.repeats, in.grid.epochs, in.grid.seed,
+                     model_description(in));
+}
+
+void log_resumed(const ValidateOptions& o, std::size_t runs, const std::filesystem::path& journal) {
+  if (o.quiet || runs == 0) return;
+  std::cerr << fmt::format("resuming: {} runs of an interrupted session read from {}\n", runs, journal.string());
+}
+
+bool round_done(const std::map<std::pair<int, std::string>, MeasuredRun>& done, int round,
+                const std::vector<ConfigMeasurements>& configs) {
+  return std::all_of(configs.begin(), configs.end(),
+                     [&](const ConfigMeasurements& c) { return done.contains({round, c.config.name}); });
+}
+
+// A fresh random order each round (seeded: a resumed session repeats it). A rotation was used
+// first, but it keeps cyclic neighbours: the configuration after the memory balloon was always
+// measured right after the balloon let go of ~24 GB, and ran up to 1.8x slower there.
+std::vector<std::size_t> round_order(std::size_t n, std::uint64_t seed, int round) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937_64 random(seed * 1'000'003 + static_cast<std::uint64_t>(round));
+  std::shuffle(order.begin(), order.end(), random);
+  return order;
+}
+
+void calibrate_round(const ValidateOptions& o, InterleavedCalibration& calibration, int round, int rounds) {
+  if (calibration.done(round)) return;
+  const auto start = std::chrono::steady_clock::now();
+  calibration.run(round);
+  if (o.quiet) return;
+  std::cerr << fmt::format("[round {}/{}] calibration ({:.1f} s): {}\n", round + 1, rounds,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                           calibration.round_file(round).string());
+}
+
+void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
+                    SessionInfo& info, RunJournal& journal) {
+  const RealRunContext context = run_context(in);
+  const auto done = journal.load();
+  log_resumed(o, done.size(), journal.file());
+  journal.open_for_append();
+  const std::size_t n = configs.size();
+  for (int round = 0; round < in.grid.repeats; ++round) {
+    const std::size_t slots = n + (in.calibration_rounds ? 1 : 0);  // slot n: this round's calibration
+    const std::vector<std::size_t> order = round_order(slots, in.grid.seed, round);
+    if (!round_done(done, round, configs)) {
+      if (!o.quiet && o.load_wait.max_load > 0) {
+        std::cerr << fmt::format("[round {}/{}] waiting for load < {:.2f}\n", round + 1, in.grid.repeats, o.load_wait.max_load);
+      }
+      info.rounds.push_back({round, wait_for_quiet(o.load_wait)});
+    }
+    for (std::size_t k = 0; k < slots; ++k) {
+      const std::size_t i = order[k];
+      if (i == n) {
+        calibrate_round(o, *in.calibration_rounds, round, in.grid.repeats);
+        continue;
+      }
+      const auto previous = done.find({round, configs[i].config.name});
+      if (previous != done.end()) {
+        configs[i].runs.push_back(previous->second);
+        continue;
+      }
+      configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i]));
+      journal.append(round, configs[i].config.name, configs[i].runs.back());
+      log_run(o, round, in.grid.repeats, configs[i].config, configs[i].runs.back());
+    }
+  }
+}
+
+std::vector<std::string> prediction_notes(const ValidateOptions& o, const SessionInputs& in) {
+  std::vector<std::string> notes;
+  const auto& w = in.target.workload.dataset;
+  notes.push_back(fmt::format("predictions use the dataset actually read: {} samples of {:.1f} bytes on average "
+                              "(workload file: {} samples of {:.1f} bytes)",
+                              in.facts.samples, in.facts.mean_sample_bytes, w.samples, w.sample_bytes));
+  for (std::size_t i = 0; i < in.grid.configs.size(); ++i) {
+    if (in.balloons[i].bytes == 0) continue;
+    notes.push_back(fmt::format("{}: memory balloon of {} bytes (leaving {} bytes free) at the start, predicted with the "
+                                "device's memory.ram_bytes reduced by that amount; each run's balloon is resized to leave "
+                                "the same free RAM",
+                                in.grid.configs[i].name, in.balloons[i].bytes, in.balloons[i].room_bytes));
+  }
+  if (in.os_base_bytes) {
+    notes.push_back(fmt::format("memory.os_base_bytes = {:.0f} (MemTotal - MemAvailable - this process's {} bytes RSS at the "
+                                "start) instead of the device file's {:.0f}: other users' memory on this machine",
+                                *in.os_base_bytes, in.own_rss_bytes, in.device_os_base_bytes));
+  }
+  if (std::any_of(in.grid.configs.begin(), in.grid.configs.end(), [](const GridConfig& c) { return c.cores > 0; })) {
+    notes.push_back("configurations with cores > 0 run pinned to the first N allowed CPUs and are predicted with --cores N");
+  }
+  if (in.probe) {
+    notes.push_back(fmt::format("measured hit ratio: mincore on every {}th sample's file just before it is read "
+                                "(a hit = all its pages resident)",
+                                o.probe_every));
+  }
+  return notes;
+}
+
+SessionInfo session_info(const ValidateOptions& o, const SessionInputs& in) {
+  SessionInfo s;
+  s.device = o.device;
+  s.workload = in.target.workload.name;
+  s.profile_file = o.profile;
+  s.profile_created = in.profile.created;
+  s.profile_command = in.profile.command;
+  s.grid_file = in.grid.source_file;
+  s.dataset_dir = in.dataset_dir.string();
+  s.dataset_format = calibrate::to_string(in.target.format);
+  s.dataset = in.facts;
+  s.model = model_description(in);
+  s.crop_size = in.base_spec.crop_size;
+  s.host = in.host.hostname;
+  s.cpu_model = in.host.cpu_model;
+  s.cores = in.host_cores;
+  s.mem_total_bytes = in.host.mem_total_bytes;
+  s.mem_available_at_start_bytes = in.host.mem_available_bytes;
+  s.libtorch_version = calibrate::libtorch_version();
+  s.intra_op_threads = o.intra_op_threads;
+  s.started_utc = calibrate::iso_utc_now();
+  s.repeats = in.grid.repeats;
+  s.epochs = in.grid.epochs;
+  s.seed = in.grid.seed;
+  s.max_load = o.load_wait.max_load;
+  s.calibration = in.calibration;
+  s.overlaps = in.overlaps;
+  s.overlaps_allowed = o.allow_overlap;
+  s.notes = prediction_notes(o, in);
+  for (const auto& overlap : in.overlaps) {
+    s.notes.push_back(fmt::format("{} overlaps calibration ({}); kept in the table, left out of the aggregate",
+                                  overlap.config, overlap.reason));
+  }
+  return s;
+}
+
+// --calibrate-each-round: the rounds' median profile goes to OUT/profile.toml (through the
+// simulator's validator) and every configuration is predicted with it. The simulations fork
+// after LibTorch has started threads; the children only simulate and leave with _exit.
+void predict_with_pooled_profile(const ValidateOptions& o, const SessionInputs& in, ValidationReport& report) {
+  const calibrate::ProfileProvenance provenance{in.host.hostname, in.host.cpu_model, in.host_cores,
+                                                calibrate::libtorch_version(), "see the round files"};
+  const calibrate::ProfileDocument pooled = in.calibration_rounds->pooled(in.grid.repeats, provenance);
+  const std::filesystem::path file = o.out / "profile.toml";
+  calibrate::write_checked_profile(file, pooled);
+  RunRequest request = in.request;
+  request.profile = file.string();
+  predict_all(in, request, report.configs);
+  report.session.profile_file = file.string();
+  report.session.profile_created = pooled.profile.created;
+  report.session.profile_command = pooled.profile.command;
+  report.session.notes.push_back(fmt::format(
+      "profile: median of {} calibrations interleaved with the rounds ({}/round-N.toml), written to {}",
+      in.grid.repeats, (o.out / "calibration").string(), file.string()));
+}
+
+}  // namespace
+
+ValidationReport run_validation(const ValidateOptions& o, const std::filesystem::path& data_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  const SessionInputs in = load_inputs(o, data_dir);
+  ValidationReport report;
+  report.configs = grid_configs(in);
+  if (!in.calibration_rounds) predict_all(in, in.request, report.configs);  // before LibTorch starts threads
+  report.session = session_info(o, in);
+  for (const auto& b : in.balloons) report.balloon_bytes.push_back(b.bytes);
+  RunJournal journal(o.out / ".journal.jsonl", session_key(o, in));
+  if (o.rescore.empty()) {
+    check_one_step(in);
+    measure_rounds(o, in, report.configs, report.session, journal);
+  } else {
+    take_earlier_measurements(o, report.configs, report.session);
+  }
+  if (in.calibration_rounds) predict_with_pooled_profile(o, in, report);
+  report.points = compare(report.configs);
+  report.aggregate = aggregate(report.points);
+  report.sanity_failures = sanity_failures(report.points, report.bound);
+  report.session.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_report(report, o.out);
+  journal.remove();
+  return report;
+}
+
+}  // namespace edgetwin::validate

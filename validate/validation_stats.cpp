@@ -1,0 +1,195 @@
+#include "validate/validation_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <numbers>
+
+#include <fmt/format.h>
+
+namespace edgetwin::validate {
+
+namespace {
+
+// Standard error of a sample median for normal noise: sqrt(pi/2) x sigma / sqrt(n), with
+// sigma estimated robustly as 1.4826 x MAD.
+constexpr double kMedianStandardError = 1.2533;
+constexpr double kMadToSigma = 1.4826;
+// E|X| of a zero-mean normal error = sqrt(2/pi) x its standard deviation.
+const double kMeanAbsoluteOfNormal = std::sqrt(2.0 / std::numbers::pi);
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double mean_of(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double sum = 0;
+  for (const double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double max_of(const std::vector<double>& values) {
+  return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
+}
+
+double percent_error(double predicted, double measured) {
+  return measured > 0 ? (predicted - measured) / measured * 100.0 : 0.0;
+}
+
+template <typename Field>
+std::vector<double> epoch_values(const std::vector<MeasuredRun>& runs, std::size_t epoch, Field field) {
+  std::vector<double> values;
+  for (const auto& run : runs) {
+    if (epoch < run.epochs.size()) values.push_back(field(run.epochs[epoch]));
+  }
+  return values;
+}
+
+std::optional<Summary> hit_ratio_summary(const std::vector<MeasuredRun>& runs, std::size_t epoch) {
+  std::vector<double> values;
+  for (const auto& run : runs) {
+    if (epoch < run.epochs.size() && run.epochs[epoch].hit_ratio) values.push_back(*run.epochs[epoch].hit_ratio);
+  }
+  if (values.empty()) return std::nullopt;
+  return summarize(values);
+}
+
+void fill_errors(ComparisonPoint& p) {
+  const double measured_e2e = p.e2e_s.median;
+  p.e2e_error_pct = percent_error(p.predicted.e2e_s, measured_e2e);
+  p.e2e_ape_pct = std::abs(p.e2e_error_pct);
+  p.stall_error_pct_of_e2e = measured_e2e > 0 ? std::abs(p.predicted.stall_s - p.stall_s.median) / measured_e2e * 100 : 0;
+  p.compute_error_pct = percent_error(p.predicted.compute_s, p.compute_s.median);
+  p.compute_ape_pct = std::abs(p.compute_error_pct);
+  if (p.hit_ratio) p.hit_error_points = std::abs(p.predicted.cache_hit_ratio - p.hit_ratio->median) * 100;
+}
+
+// Runs that measured the machine the prediction describes; all of them if none did.
+std::vector<MeasuredRun> usable_runs(const std::vector<MeasuredRun>& runs) {
+  std::vector<MeasuredRun> usable;
+  std::copy_if(runs.begin(), runs.end(), std::back_inserter(usable), [](const MeasuredRun& r) { return !r.disturbed(); });
+  return usable.empty() ? runs : usable;
+}
+
+ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
+  ComparisonPoint p;
+  p.config = c.config;
+  p.epoch = static_cast<int>(epoch);
+  p.calibration_overlap = c.calibration_overlap;
+  const std::vector<MeasuredRun> runs = usable_runs(c.runs);
+  p.runs_left_out = static_cast<int>(c.runs.size() - runs.size());
+  p.e2e_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; }));
+  p.stall_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.stall_s; }));
+  p.compute_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.compute_s; }));
+  p.hit_ratio = hit_ratio_summary(runs, epoch);
+  p.repeats = p.e2e_s.n;
+  if (p.e2e_s.median > 0) {
+    p.spread_pct = (p.e2e_s.max - p.e2e_s.min) / p.e2e_s.median * 100;
+    p.noise_pct = kMedianStandardError * kMadToSigma * p.e2e_s.mad / std::sqrt(static_cast<double>(p.e2e_s.n)) /
+                  p.e2e_s.median * 100;
+  }
+  p.predicted = c.prediction.epochs.at(epoch);
+  fill_errors(p);
+  return p;
+}
+
+// The workers-0 point that differs from p only in its workers (and so its prefetch factor).
+const ComparisonPoint* sequential_sibling(const std::vector<ComparisonPoint>& points, const ComparisonPoint& p) {
+  for (const auto& q : points) {
+    const GridConfig& a = q.config;
+    const GridConfig& b = p.config;
+    if (a.workers == 0 && q.epoch == p.epoch && a.batch_size == b.batch_size && a.cache == b.cache && a.cores == b.cores &&
+        a.balloon_bytes == b.balloon_bytes && a.balloon_leave_dataset_fraction == b.balloon_leave_dataset_fraction) {
+      return &q;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Summary summarize(std::vector<double> values) {
+  Summary s;
+  s.n = static_cast<int>(values.size());
+  if (values.empty()) return s;
+  s.median = median_of(values);
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+  std::vector<double> deviations;
+  for (const double v : values) deviations.push_back(std::abs(v - s.median));
+  s.mad = median_of(deviations);
+  return s;
+}
+
+std::vector<ComparisonPoint> compare(const std::vector<ConfigMeasurements>& configs) {
+  std::vector<ComparisonPoint> points;
+  for (const auto& c : configs) {
+    for (std::size_t epoch = 0; epoch < c.prediction.epochs.size(); ++epoch) {
+      if (!epoch_values(c.runs, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; }).empty()) {
+        points.push_back(compare_epoch(c, epoch));
+      }
+    }
+  }
+  return points;
+}
+
+Aggregate aggregate(const std::vector<ComparisonPoint>& points) {
+  std::vector<double> ape, pipelined, stall, compute, hit, noise, spread;
+  for (const auto& p : points) {
+    if (p.calibration_overlap) continue;
+    ape.push_back(p.e2e_ape_pct);
+    if (p.config.workers > 0) pipelined.push_back(p.e2e_ape_pct);
+    stall.push_back(p.stall_error_pct_of_e2e);
+    compute.push_back(p.compute_ape_pct);
+    if (p.hit_error_points) hit.push_back(*p.hit_error_points);
+    noise.push_back(kMeanAbsoluteOfNormal * p.noise_pct);
+    spread.push_back(p.spread_pct);
+  }
+  Aggregate a;
+  a.points = static_cast<int>(ape.size());
+  a.e2e_mape_pct = mean_of(ape);
+  a.e2e_median_ape_pct = median_of(ape);
+  a.e2e_max_ape_pct = max_of(ape);
+  a.pipelined_e2e_mape_pct = mean_of(pipelined);
+  a.stall_error_pct_of_e2e = mean_of(stall);
+  a.stall_max_error_pct_of_e2e = max_of(stall);
+  a.compute_mape_pct = mean_of(compute);
+  if (!hit.empty()) {
+    a.hit_error_points = mean_of(hit);
+    a.hit_max_error_points = max_of(hit);
+  }
+  a.noise_floor_pct = mean_of(noise);
+  a.median_spread_pct = median_of(spread);
+  return a;
+}
+
+std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& points, const SanityBound& bound) {
+  std::vector<std::string> failures;
+  const Aggregate a = aggregate(points);
+  if (a.e2e_mape_pct > bound.max_e2e_mape_pct) {
+    failures.push_back(fmt::format("E2E MAPE {:.1f} % is above the sanity bound of {:.0f} %", a.e2e_mape_pct,
+                                   bound.max_e2e_mape_pct));
+  }
+  for (const auto& p : points) {
+    if (p.config.workers == 0 || p.calibration_overlap) continue;
+    const ComparisonPoint* base = sequential_sibling(points, p);
+    if (base == nullptr || base->e2e_s.median <= 0 || base->predicted.e2e_s <= 0) continue;
+    const double measured_ratio = p.e2e_s.median / base->e2e_s.median;
+    const double predicted_ratio = p.predicted.e2e_s / base->predicted.e2e_s;
+    // Relative standard errors of a quotient add in quadrature.
+    const double ratio_noise = measured_ratio * std::hypot(p.noise_pct, base->noise_pct) / 100;
+    const double allowed = bound.max_worker_ratio_error + 2 * ratio_noise;
+    if (std::abs(predicted_ratio - measured_ratio) > allowed) {
+      failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured but {:.2f} "
+                                     "predicted (allowed difference {:.2f})",
+                                     p.config.name, p.epoch, p.config.workers, measured_ratio, predicted_ratio, allowed));
+    }
+  }
+  return failures;
+}
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,100 @@
+// Turns repeated real runs and predictions into errors: per configuration and epoch, and in
+// aggregate, with the run-to-run noise beside every error.
+//
+// Definitions (docs/validation.md explains the choices):
+//   measured value     median over the repeats of a configuration (robust to one disturbed run)
+//   spread_pct         (max - min) / median over the repeats, the plain run-to-run spread
+//   noise_pct          standard error of that median: 1.2533 x 1.4826 x MAD / sqrt(n) / median.
+//                      A perfect model's absolute error against the median is about
+//                      sqrt(2/pi) x that; noise_floor_pct averages sqrt(2/pi) x noise_pct over
+//                      the points: the MAPE a perfect model would score against this noise.
+//   e2e_ape_pct        |predicted - measured| / measured x 100; MAPE is its mean over points
+//   stall_error_pct_of_e2e  |predicted stall - measured stall| / measured E2E x 100
+//   compute_ape_pct    |predicted compute - measured compute| / measured compute x 100
+//   hit_error_points   |predicted hit ratio - measured hit ratio| x 100 (file datasets)
+// A point is one configuration in one epoch (epoch 0 and epoch 1+ are different regimes:
+// cold cache, worker start-up). Points of configurations that overlap calibration are kept in
+// the table but left out of the aggregate.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "validate/prediction.hpp"
+#include "validate/real_run.hpp"
+#include "validate/validation_grid.hpp"
+
+namespace edgetwin::validate {
+
+struct Summary {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  double mad = 0;  // median absolute deviation
+  int n = 0;
+};
+Summary summarize(std::vector<double> values);
+
+struct ComparisonPoint {
+  GridConfig config;
+  int epoch = 0;
+  bool calibration_overlap = false;
+  int repeats = 0;        // runs behind the medians
+  int runs_left_out = 0;  // disturbed runs (balloon not held) left out because undisturbed ones exist
+  // Measured medians and spread.
+  Summary e2e_s;
+  Summary stall_s;
+  Summary compute_s;
+  std::optional<Summary> hit_ratio;
+  double spread_pct = 0;
+  double noise_pct = 0;
+  // Predicted.
+  PredictedEpoch predicted;
+  // Errors.
+  double e2e_error_pct = 0;  // signed: > 0 predicts too long
+  double e2e_ape_pct = 0;
+  double stall_error_pct_of_e2e = 0;
+  double compute_error_pct = 0;  // signed
+  double compute_ape_pct = 0;
+  std::optional<double> hit_error_points;
+};
+
+struct Aggregate {
+  int points = 0;                  // points in the aggregate (overlaps left out)
+  double e2e_mape_pct = 0;
+  double e2e_median_ape_pct = 0;
+  double e2e_max_ape_pct = 0;
+  double pipelined_e2e_mape_pct = 0;  // points with workers > 0 only
+  double stall_error_pct_of_e2e = 0;  // mean over points
+  double stall_max_error_pct_of_e2e = 0;
+  double compute_mape_pct = 0;
+  std::optional<double> hit_error_points;  // mean over points with a measured hit ratio
+  std::optional<double> hit_max_error_points;
+  double noise_floor_pct = 0;
+  double median_spread_pct = 0;
+};
+
+struct ConfigMeasurements {
+  GridConfig config;
+  bool calibration_overlap = false;
+  std::vector<MeasuredRun> runs;
+  Prediction prediction;
+};
+
+std::vector<ComparisonPoint> compare(const std::vector<ConfigMeasurements>& configs);
+Aggregate aggregate(const std::vector<ComparisonPoint>& points);
+
+// A loose bound that any working model meets on this noisy machine and a model that ignores
+// the workers does not (docs/validation.md gives the numbers behind it).
+struct SanityBound {
+  double max_e2e_mape_pct = 25;
+  // For each workers > 0 point with a workers-0 sibling (same epoch, batch, cache, cores,
+  // balloon): |predicted ratio - measured ratio| of E2E(w) / E2E(0), beyond twice the
+  // measured ratio's own noise (from both medians' noise_pct), so that a disturbed sibling
+  // alone does not fail it.
+  double max_worker_ratio_error = 0.15;
+};
+std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& points, const SanityBound& bound);
+
+}  // namespace edgetwin::validate
