@@ -11,6 +11,7 @@ namespace edgetwin::validate {
 
 namespace {
 
+// The child's side: the epochs, then the page cache the model gave the dataset.
 std::string simulate_epochs(const PreparedRun& prepared) {
   Simulation simulation(prepared.device, prepared.workload, prepared.run);
   EpochRecorder recorder;
@@ -20,6 +21,7 @@ std::string simulate_epochs(const PreparedRun& prepared) {
   for (const EpochStats& e : recorder.epochs()) epochs.push_back({e.e2e_s, e.stall_s, e.compute_s, e.cache_hit_ratio});
   std::string bytes;
   append_records(bytes, epochs);
+  append_records(bytes, std::vector<double>{simulation.page_cache_capacity_bytes()});
   return bytes;
 }
 
@@ -49,10 +51,11 @@ PreparedRun prepare_prediction(const RunRequest& base, const GridConfig& config,
 Prediction predict(const PreparedRun& prepared) {
   Prediction prediction;
   prediction.device_ram_bytes = prepared.device.memory.ram_bytes;
-  prediction.page_cache_capacity_bytes = Simulation(prepared.device, prepared.workload, prepared.run).page_cache_capacity_bytes();
   try {
     const std::string bytes = run_in_child([&prepared] { return simulate_epochs(prepared); });
-    prediction.epochs = ChildBytesReader(bytes).records<PredictedEpoch>();
+    ChildBytesReader reader(bytes);
+    prediction.epochs = reader.records<PredictedEpoch>();
+    prediction.page_cache_capacity_bytes = reader.records<double>().at(0);
   } catch (const ChildProcessError& e) {
     throw std::runtime_error(std::string("simulation failed: ") + e.what());
   }

@@ -250,12 +250,18 @@ std::vector<ConfigMeasurements> grid_configs(const SessionInputs& in) {
   return configs;
 }
 
+// Every configuration prepared (and so checked) for the simulator: ConfigError on bad input.
+std::vector<PreparedRun> prepare_all(const SessionInputs& in, const RunRequest& request) {
+  std::vector<PreparedRun> prepared;
+  for (std::size_t i = 0; i < in.grid.configs.size(); ++i) {
+    prepared.push_back(prepare_prediction(request, in.grid.configs[i], {in.facts, in.balloons[i].bytes, in.os_base_bytes}));
+  }
+  return prepared;
+}
+
 // All preparations first: bad input of any configuration fails before anything simulates.
 void predict_all(const SessionInputs& in, const RunRequest& request, std::vector<ConfigMeasurements>& configs) {
-  std::vector<PreparedRun> prepared;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    prepared.push_back(prepare_prediction(request, configs[i].config, {in.facts, in.balloons[i].bytes, in.os_base_bytes}));
-  }
+  const std::vector<PreparedRun> prepared = prepare_all(in, request);
   for (std::size_t i = 0; i < configs.size(); ++i) configs[i].prediction = predict(prepared[i]);
 }
 
@@ -475,7 +481,11 @@ ValidationReport run_validation(const ValidateOptions& o, const std::filesystem:
   const SessionInputs in = load_inputs(o, data_dir);
   ValidationReport report;
   report.configs = grid_configs(in);
-  if (!in.calibration_rounds) predict_all(in, in.request, report.configs);  // before LibTorch starts threads
+  if (in.calibration_rounds) {
+    (void)prepare_all(in, in.request);  // predicted after the rounds: a grid the model refuses fails now, not then
+  } else {
+    predict_all(in, in.request, report.configs);  // before LibTorch starts threads
+  }
   report.session = session_info(o, in);
   for (const auto& b : in.balloons) report.balloon_bytes.push_back(b.bytes);
   RunJournal journal(o.out / ".journal.jsonl", session_key(o, in));

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "profile/measurement.hpp"
+
 namespace edgetwin::validate {
 
 namespace {
@@ -17,13 +19,6 @@ constexpr double kMedianStandardError = 1.2533;
 constexpr double kMadToSigma = 1.4826;
 // E|X| of a zero-mean normal error = sqrt(2/pi) x its standard deviation.
 const double kMeanAbsoluteOfNormal = std::sqrt(2.0 / std::numbers::pi);
-
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 double mean_of(const std::vector<double>& values) {
   if (values.empty()) return 0;
@@ -116,12 +111,12 @@ Summary summarize(std::vector<double> values) {
   Summary s;
   s.n = static_cast<int>(values.size());
   if (values.empty()) return s;
-  s.median = median_of(values);
+  s.median = calibrate::median_or_zero(values);
   s.min = *std::min_element(values.begin(), values.end());
   s.max = *std::max_element(values.begin(), values.end());
   std::vector<double> deviations;
   for (const double v : values) deviations.push_back(std::abs(v - s.median));
-  s.mad = median_of(deviations);
+  s.mad = calibrate::median_or_zero(deviations);
   return s;
 }
 
@@ -152,7 +147,7 @@ Aggregate aggregate(const std::vector<ComparisonPoint>& points) {
   Aggregate a;
   a.points = static_cast<int>(ape.size());
   a.e2e_mape_pct = mean_of(ape);
-  a.e2e_median_ape_pct = median_of(ape);
+  a.e2e_median_ape_pct = calibrate::median_or_zero(ape);
   a.e2e_max_ape_pct = max_of(ape);
   a.pipelined_e2e_mape_pct = mean_of(pipelined);
   a.stall_error_pct_of_e2e = mean_of(stall);
@@ -163,7 +158,7 @@ Aggregate aggregate(const std::vector<ComparisonPoint>& points) {
     a.hit_max_error_points = max_of(hit);
   }
   a.noise_floor_pct = mean_of(noise);
-  a.median_spread_pct = median_of(spread);
+  a.median_spread_pct = calibrate::median_or_zero(spread);
   return a;
 }
 

@@ -43,7 +43,7 @@ double mean_of_field(const std::vector<MeasuredBatch>& batches, BatchField field
 }
 
 double median_of_field(const std::vector<MeasuredBatch>& batches, BatchField field) {
-  return batches.empty() ? 0.0 : quantile(field_values(batches, field), 0.5);
+  return median_or_zero(field_values(batches, field));
 }
 
 }  // namespace edgetwin::calibrate

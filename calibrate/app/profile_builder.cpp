@@ -9,8 +9,6 @@ namespace edgetwin::calibrate {
 
 namespace {
 
-double median_of(const std::vector<double>& values) { return values.empty() ? 0.0 : quantile(values, 0.5); }
-
 void add_measurement(std::vector<Measurement>& out, const std::string& name, const std::vector<double>& values,
                      const std::string& unit) {
   if (!values.empty()) out.push_back(summarize(name, values, unit));
@@ -21,7 +19,7 @@ ComputeCurve compute_curve(const CalibrationData& data) {
   for (const auto& [batch_size, seconds] : data.compute_s_by_batch_size) {  // std::map: ascending
     if (seconds.empty()) continue;
     curve.batch_sizes.push_back(batch_size);
-    curve.seconds.push_back(median_of(seconds));
+    curve.seconds.push_back(median_or_zero(seconds));
   }
   if (curve.batch_sizes.empty()) throw std::invalid_argument("calibration measured no compute time");
   return curve;
@@ -44,11 +42,11 @@ CostSpec derive_costs(const CalibrationData& d) {
   c.reference_cpu_freq_hz = d.reference_cpu_freq_hz;
   c.reference_gpu_freq_hz = d.reference_gpu_freq_hz;
   c.reference_emc_freq_hz = d.reference_emc_freq_hz;
-  c.fetch_cpu_s_per_sample = median_of(d.fetch_s_per_sample);
-  c.preprocess_cpu_s_per_sample = median_of(d.preprocess_s_per_sample);
-  c.collate_cpu_s_per_sample = median_of(d.collate_s_per_sample);
-  c.launch_cpu_s_per_batch = d.reference_gpu_freq_hz > 0 ? median_of(d.issue_s_per_batch) : 0.0;
-  c.worker_startup_cpu_s = median_of(d.worker_startup_s);
+  c.fetch_cpu_s_per_sample = median_or_zero(d.fetch_s_per_sample);
+  c.preprocess_cpu_s_per_sample = median_or_zero(d.preprocess_s_per_sample);
+  c.collate_cpu_s_per_sample = median_or_zero(d.collate_s_per_sample);
+  c.launch_cpu_s_per_batch = d.reference_gpu_freq_hz > 0 ? median_or_zero(d.issue_s_per_batch) : 0.0;
+  c.worker_startup_cpu_s = median_or_zero(d.worker_startup_s);
   // The step was measured with this many intra-op threads: the simulator runs it on as many.
   if (d.reference_gpu_freq_hz <= 0) c.compute_threads = d.intra_op_threads;
   c.compute = compute_curve(d);

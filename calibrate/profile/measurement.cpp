@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,8 @@ double quantile(std::vector<double> values, double q) {
   const double fraction = position - static_cast<double>(below);
   return values[below] + fraction * (values[above] - values[below]);
 }
+
+double median_or_zero(std::vector<double> values) { return values.empty() ? 0.0 : quantile(std::move(values), 0.5); }
 
 Measurement summarize(const std::string& name, const std::vector<double>& values, const std::string& unit) {
   if (values.empty()) throw std::invalid_argument(fmt::format("measurement {}: no values", name));
