@@ -1,6 +1,5 @@
 #include "validate/report_plot.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +7,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "app/gnuplot.hpp"
 
 namespace edgetwin::validate {
 
@@ -33,23 +34,6 @@ void write_text(const std::filesystem::path& file, const std::string& text) {
   std::ofstream out(file);
   out << text;
   if (!out.flush()) throw std::runtime_error(file.string() + ": cannot write");
-}
-
-// Runs gnuplot on the script; its own messages go to our stderr.
-void run_gnuplot(const std::filesystem::path& script) {
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("cannot start gnuplot: fork failed");
-  if (pid == 0) {
-    ::execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    throw std::runtime_error(code == 127 ? std::string("gnuplot not found (install gnuplot-nox)")
-                                         : fmt::format("gnuplot failed (exit status {}) on {}", code, script.string()));
-  }
 }
 
 double axis_max(const std::vector<ComparisonPoint>& points) {
@@ -90,11 +74,8 @@ void render_plot(const std::vector<ComparisonPoint>& points, const std::string& 
   TempFiles temps;
   const std::string stem = png_file.string() + fmt::format(".{}", ::getpid());
   const auto data = temps.add(stem + ".dat");
-  const auto script = temps.add(stem + ".gp");
   write_text(data, plot_data(points));
-  write_text(script, plot_script(data, png_file, title, axis_max(points)));
-  run_gnuplot(script);
-  if (!std::filesystem::exists(png_file)) throw std::runtime_error("gnuplot wrote no " + png_file.string());
+  run_gnuplot(plot_script(data, png_file, title, axis_max(points)), png_file);
 }
 
 }  // namespace edgetwin::validate

@@ -2,7 +2,7 @@
 // measured run-to-run range as a horizontal bar, and the y = x line a perfect model lies on.
 //
 // Contract: render_plot writes a PNG (gnuplot's pngcairo terminal) to `png_file` and nothing
-// else: gnuplot's data and script go to temp files next to it, removed afterwards. Throws
+// else: gnuplot's data goes to a temp file next to it, removed afterwards. Throws
 // std::runtime_error when gnuplot is missing or fails; the caller writes `png_file` under a
 // temp name and renames it only once the whole report is ready.
 #pragma once

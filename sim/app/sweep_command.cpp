@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/gnuplot.hpp"
 #include "app/sweep_runner.hpp"
 #include "config/config_error.hpp"
 #include "config/operating_point.hpp"
@@ -180,15 +181,15 @@ void draw_plot(const std::string& path, const std::vector<SweepResult>& results,
       "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto front', "
       "'' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' notitle\n",
       svg ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced", partial, data.string());
-  FILE* gnuplot = ::popen("gnuplot 2>&1", "w");
-  if (gnuplot == nullptr) throw std::runtime_error("cannot start gnuplot (install gnuplot-nox)");
-  std::fputs(script.c_str(), gnuplot);
-  const int status = ::pclose(gnuplot);
-  std::filesystem::remove(data);
-  if (status != 0 || !std::filesystem::exists(partial)) {
-    std::filesystem::remove(partial);
-    throw std::runtime_error(fmt::format("{}: gnuplot failed (is gnuplot-nox installed?)", path));
+  try {
+    run_gnuplot(script, partial);
+  } catch (const std::runtime_error& e) {
+    std::error_code ignored;
+    std::filesystem::remove(data, ignored);
+    std::filesystem::remove(partial, ignored);
+    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
   }
+  std::filesystem::remove(data);
   std::filesystem::rename(partial, path);
 }
 
