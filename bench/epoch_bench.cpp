@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <string>
 
-#include "model/simulation.hpp"
-#include "report/epoch_recorder.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace {
 

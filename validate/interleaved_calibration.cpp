@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "app/output_files.hpp"
-#include "app/profile_builder.hpp"
-#include "app/progress_line.hpp"
-#include "config/profile_loader.hpp"
+#include "calibrate/app/output_files.hpp"
+#include "calibrate/app/profile_builder.hpp"
+#include "calibrate/app/progress_line.hpp"
+#include "sim/config/profile_loader.hpp"
 
 namespace edgetwin::validate {
 

@@ -18,8 +18,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "app/calibrator.hpp"
-#include "profile/profile_document.hpp"
+#include "calibrate/app/calibrator.hpp"
+#include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::validate {
 

@@ -3,9 +3,9 @@
 // and hands over; bad input exits with code 2 and no report, a failure while measuring with 1.
 #include <CLI/CLI.hpp>
 
-#include "app/command_line.hpp"
-#include "app/torch_side_errors.hpp"
-#include "training/process_memory.hpp"
+#include "sim/app/command_line.hpp"
+#include "calibrate/app/torch_side_errors.hpp"
+#include "calibrate/training/process_memory.hpp"
 #include "validate/validate_command.hpp"
 
 int main(int argc, char** argv) {

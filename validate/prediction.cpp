@@ -2,10 +2,10 @@
 
 #include <stdexcept>
 
-#include "app/child_process.hpp"
-#include "config/run_validator.hpp"
-#include "model/simulation.hpp"
-#include "report/epoch_recorder.hpp"
+#include "sim/app/child_process.hpp"
+#include "sim/config/run_validator.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin::validate {
 

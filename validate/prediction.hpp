@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "app/run_setup.hpp"
+#include "sim/app/run_setup.hpp"
 #include "validate/validation_grid.hpp"
 
 namespace edgetwin::validate {

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <memory>
 
-#include "hardware/cpu_affinity.hpp"
-#include "hardware/page_cache_control.hpp"
-#include "training/training_runner.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/training/training_runner.hpp"
 #include "validate/load_wait.hpp"
 #include "validate/memory_balloon.hpp"
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "training/run_spec.hpp"
+#include "calibrate/training/run_spec.hpp"
 #include "validate/residency_probe_dataset.hpp"
 #include "validate/validation_grid.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "app/gnuplot.hpp"
+#include "sim/app/gnuplot.hpp"
 
 namespace edgetwin::validate {
 

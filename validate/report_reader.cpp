@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 #include "validate/measured_run_json.hpp"
 
 namespace edgetwin::validate {

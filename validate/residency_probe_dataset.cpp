@@ -1,6 +1,6 @@
 #include "validate/residency_probe_dataset.hpp"
 
-#include "hardware/page_cache_control.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
 
 namespace edgetwin::validate {
 

@@ -16,7 +16,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "datasets/jpeg_folder.hpp"
+#include "calibrate/datasets/jpeg_folder.hpp"
 
 namespace edgetwin::validate {
 

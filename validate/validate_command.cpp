@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 #include "validate/grey_lenet_export.hpp"
 #include "validate/jpeg_metadata_padding.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "config/toml_reader.hpp"
+#include "sim/config/toml_reader.hpp"
 
 namespace edgetwin::validate {
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "profile/atomic_file.hpp"
+#include "calibrate/profile/atomic_file.hpp"
 #include "validate/measured_run_json.hpp"
 #include "validate/report_plot.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "profile/measurement.hpp"
+#include "calibrate/profile/measurement.hpp"
 
 namespace edgetwin::validate {
 

@@ -1,6 +1,6 @@
-#include "app/batch_statistics.hpp"
+#include "calibrate/app/batch_statistics.hpp"
 
-#include "profile/measurement.hpp"
+#include "calibrate/profile/measurement.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "training/run_result.hpp"
+#include "calibrate/training/run_result.hpp"
 
 namespace edgetwin::calibrate {
 

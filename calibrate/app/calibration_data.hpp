@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "hardware/host_facts.hpp"
-#include "hardware/microbenchmarks.hpp"
-#include "profile/measurement.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/hardware/host_facts.hpp"
+#include "calibrate/hardware/microbenchmarks.hpp"
+#include "calibrate/profile/measurement.hpp"
 
 namespace edgetwin::calibrate {
 

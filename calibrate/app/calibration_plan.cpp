@@ -1,4 +1,4 @@
-#include "app/calibration_plan.hpp"
+#include "calibrate/app/calibration_plan.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/clock_controller.hpp"
+#include "calibrate/hardware/clock_controller.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "app/calibrator.hpp"
+#include "calibrate/app/calibrator.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,21 +8,21 @@
 
 #include <fmt/format.h>
 
-#include "app/batch_statistics.hpp"
-#include "config/config_error.hpp"
-#include "datasets/dataset_factory.hpp"
-#include "hardware/clock_controller.hpp"
-#include "hardware/cpu_affinity.hpp"
-#include "hardware/jetson_clocks.hpp"
-#include "hardware/page_cache_control.hpp"
-#include "hardware/power_discovery.hpp"
-#include "hardware/power_sampler.hpp"
-#include "profile/profile_document.hpp"
-#include "training/preprocess_scaling.hpp"
-#include "training/process_memory.hpp"
-#include "training/stage_clock.hpp"
-#include "training/torch_runtime.hpp"
-#include "training/training_runner.hpp"
+#include "calibrate/app/batch_statistics.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/datasets/dataset_factory.hpp"
+#include "calibrate/hardware/clock_controller.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/jetson_clocks.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/hardware/power_discovery.hpp"
+#include "calibrate/hardware/power_sampler.hpp"
+#include "calibrate/profile/profile_document.hpp"
+#include "calibrate/training/preprocess_scaling.hpp"
+#include "calibrate/training/process_memory.hpp"
+#include "calibrate/training/stage_clock.hpp"
+#include "calibrate/training/torch_runtime.hpp"
+#include "calibrate/training/training_runner.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -15,15 +15,15 @@
 #include <memory>
 #include <string>
 
-#include "app/calibration_data.hpp"
-#include "app/batch_statistics.hpp"
-#include "app/calibration_plan.hpp"
-#include "app/progress_line.hpp"
-#include "app/step_budget.hpp"
-#include "app/workload_target.hpp"
-#include "datasets/dataset.hpp"
-#include "training/run_spec.hpp"
-#include "training/run_result.hpp"
+#include "calibrate/app/calibration_data.hpp"
+#include "calibrate/app/batch_statistics.hpp"
+#include "calibrate/app/calibration_plan.hpp"
+#include "calibrate/app/progress_line.hpp"
+#include "calibrate/app/step_budget.hpp"
+#include "calibrate/app/workload_target.hpp"
+#include "calibrate/datasets/dataset.hpp"
+#include "calibrate/training/run_spec.hpp"
+#include "calibrate/training/run_result.hpp"
 
 namespace edgetwin::calibrate {
 

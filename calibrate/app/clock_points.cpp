@@ -1,4 +1,4 @@
-#include "app/clock_points.hpp"
+#include "calibrate/app/clock_points.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin::calibrate {
 

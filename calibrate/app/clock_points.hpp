@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "app/calibration_plan.hpp"
-#include "hardware/jetson_clocks.hpp"
+#include "calibrate/app/calibration_plan.hpp"
+#include "calibrate/hardware/jetson_clocks.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "app/host_device_builder.hpp"
+#include "calibrate/app/host_device_builder.hpp"
 
 #include <stdexcept>
 

@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "app/calibration_data.hpp"
-#include "config/specs.hpp"
+#include "calibrate/app/calibration_data.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,16 +1,16 @@
-#include "app/import_command.hpp"
+#include "calibrate/app/import_command.hpp"
 
 #include <iostream>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
-#include "app/output_files.hpp"
-#include "app/workload_target.hpp"
-#include "config/config_error.hpp"
-#include "config/workload_loader.hpp"
-#include "import/profile_import.hpp"
-#include "profile/profile_writer.hpp"
+#include "calibrate/app/output_files.hpp"
+#include "calibrate/app/workload_target.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/workload_loader.hpp"
+#include "calibrate/import/profile_import.hpp"
+#include "calibrate/profile/profile_writer.hpp"
 
 namespace edgetwin::calibrate {
 

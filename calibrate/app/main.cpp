@@ -6,13 +6,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app/import_command.hpp"
-#include "app/make_dataset_command.hpp"
-#include "app/measure_command.hpp"
-#include "app/run_command.hpp"
-#include "app/command_line.hpp"
-#include "app/torch_side_errors.hpp"
-#include "training/process_memory.hpp"
+#include "calibrate/app/import_command.hpp"
+#include "calibrate/app/make_dataset_command.hpp"
+#include "calibrate/app/measure_command.hpp"
+#include "calibrate/app/run_command.hpp"
+#include "sim/app/command_line.hpp"
+#include "calibrate/app/torch_side_errors.hpp"
+#include "calibrate/training/process_memory.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "app/make_dataset_command.hpp"
+#include "calibrate/app/make_dataset_command.hpp"
 
 #include <iostream>
 #include <stdexcept>
@@ -6,9 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
-#include "datasets/dataset_format.hpp"
-#include "datasets/synthetic_dataset.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,13 +1,13 @@
-#include "app/measure_command.hpp"
+#include "calibrate/app/measure_command.hpp"
 
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
-#include "app/measured_report.hpp"
-#include "app/output_files.hpp"
-#include "profile/atomic_file.hpp"
-#include "training/training_runner.hpp"
+#include "calibrate/app/measured_report.hpp"
+#include "calibrate/app/output_files.hpp"
+#include "calibrate/profile/atomic_file.hpp"
+#include "calibrate/training/training_runner.hpp"
 
 namespace edgetwin::calibrate {
 

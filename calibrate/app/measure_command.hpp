@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "app/training_options.hpp"
+#include "calibrate/app/training_options.hpp"
 
 namespace CLI {
 class App;

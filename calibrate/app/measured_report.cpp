@@ -1,4 +1,4 @@
-#include "app/measured_report.hpp"
+#include "calibrate/app/measured_report.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "training/run_result.hpp"
+#include "calibrate/training/run_result.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,16 +1,16 @@
-#include "app/output_files.hpp"
+#include "calibrate/app/output_files.hpp"
 
 #include <functional>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/profile_loader.hpp"
-#include "profile/atomic_file.hpp"
-#include "profile/host_device_writer.hpp"
-#include "profile/profile_writer.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "calibrate/profile/atomic_file.hpp"
+#include "calibrate/profile/host_device_writer.hpp"
+#include "calibrate/profile/profile_writer.hpp"
 
 namespace edgetwin::calibrate {
 

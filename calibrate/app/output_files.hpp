@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <string>
 
-#include "config/specs.hpp"
-#include "profile/profile_document.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "app/profile_builder.hpp"
+#include "calibrate/app/profile_builder.hpp"
 
 #include <algorithm>
 #include <stdexcept>

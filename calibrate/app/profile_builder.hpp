@@ -21,9 +21,9 @@
 // Every derived value is also written under [measurements] with its spread.
 #pragma once
 
-#include "app/calibration_data.hpp"
-#include "config/specs.hpp"
-#include "profile/profile_document.hpp"
+#include "calibrate/app/calibration_data.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "app/progress_line.hpp"
+#include "calibrate/app/progress_line.hpp"
 
 #include <algorithm>
 #include <ostream>

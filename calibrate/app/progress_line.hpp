@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "training/run_observer.hpp"
+#include "calibrate/training/run_observer.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "app/run_command.hpp"
+#include "calibrate/app/run_command.hpp"
 
 #include <iostream>
 #include <unistd.h>
@@ -7,18 +7,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "app/calibrator.hpp"
-#include "app/clock_points.hpp"
-#include "app/host_device_builder.hpp"
-#include "app/measured_report.hpp"
-#include "app/output_files.hpp"
-#include "app/profile_builder.hpp"
-#include "datasets/dataset_factory.hpp"
-#include "hardware/clock_controller.hpp"
-#include "hardware/jetson_clocks.hpp"
-#include "profile/atomic_file.hpp"
-#include "profile/profile_writer.hpp"
-#include "training/training_runner.hpp"
+#include "calibrate/app/calibrator.hpp"
+#include "calibrate/app/clock_points.hpp"
+#include "calibrate/app/host_device_builder.hpp"
+#include "calibrate/app/measured_report.hpp"
+#include "calibrate/app/output_files.hpp"
+#include "calibrate/app/profile_builder.hpp"
+#include "calibrate/datasets/dataset_factory.hpp"
+#include "calibrate/hardware/clock_controller.hpp"
+#include "calibrate/hardware/jetson_clocks.hpp"
+#include "calibrate/profile/atomic_file.hpp"
+#include "calibrate/profile/profile_writer.hpp"
+#include "calibrate/training/training_runner.hpp"
 
 namespace edgetwin::calibrate {
 

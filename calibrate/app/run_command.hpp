@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "app/training_options.hpp"
+#include "calibrate/app/training_options.hpp"
 
 namespace CLI {
 class App;

@@ -1,4 +1,4 @@
-#include "app/step_budget.hpp"
+#include "calibrate/app/step_budget.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "app/torch_side_errors.hpp"
+#include "calibrate/app/torch_side_errors.hpp"
 
 #include <exception>
 
-#include "datasets/dataset_error.hpp"
-#include "hardware/hardware_error.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,11 +1,11 @@
-#include "app/training_options.hpp"
+#include "calibrate/app/training_options.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <CLI/CLI.hpp>
 
-#include "hardware/host_facts.hpp"
+#include "calibrate/hardware/host_facts.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "app/workload_target.hpp"
-#include "training/run_spec.hpp"
+#include "calibrate/app/workload_target.hpp"
+#include "calibrate/training/run_spec.hpp"
 
 namespace CLI {
 class App;

@@ -1,4 +1,4 @@
-#include "app/workload_target.hpp"
+#include "calibrate/app/workload_target.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/config_error.hpp"
-#include "config/workload_loader.hpp"
-#include "training/model_names.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/workload_loader.hpp"
+#include "calibrate/training/model_names.hpp"
 
 namespace edgetwin::calibrate {
 

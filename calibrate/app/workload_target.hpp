@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
-#include "config/specs.hpp"
-#include "datasets/dataset_format.hpp"
-#include "training/run_spec.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
+#include "calibrate/training/run_spec.hpp"
 
 namespace edgetwin::calibrate {
 

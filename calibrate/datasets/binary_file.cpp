@@ -1,4 +1,4 @@
-#include "datasets/binary_file.hpp"
+#include "calibrate/datasets/binary_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "datasets/dataset_error.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
 
 namespace edgetwin::calibrate {
 

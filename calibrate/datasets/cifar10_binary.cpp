@@ -1,9 +1,9 @@
-#include "datasets/cifar10_binary.hpp"
+#include "calibrate/datasets/cifar10_binary.hpp"
 
 #include <fmt/format.h>
 
-#include "datasets/binary_file.hpp"
-#include "datasets/dataset_error.hpp"
+#include "calibrate/datasets/binary_file.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/dataset_format.hpp"
-#include "datasets/sample.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
+#include "calibrate/datasets/sample.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "datasets/dataset_error.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
 
 #include <fmt/format.h>
 

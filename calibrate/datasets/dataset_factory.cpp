@@ -1,8 +1,8 @@
-#include "datasets/dataset_factory.hpp"
+#include "calibrate/datasets/dataset_factory.hpp"
 
-#include "datasets/cifar10_binary.hpp"
-#include "datasets/jpeg_folder.hpp"
-#include "datasets/mnist_idx.hpp"
+#include "calibrate/datasets/cifar10_binary.hpp"
+#include "calibrate/datasets/jpeg_folder.hpp"
+#include "calibrate/datasets/mnist_idx.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "datasets/dataset.hpp"
-#include "datasets/dataset_format.hpp"
+#include "calibrate/datasets/dataset.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
 
 namespace edgetwin::calibrate {
 

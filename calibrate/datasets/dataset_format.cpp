@@ -1,4 +1,4 @@
-#include "datasets/dataset_format.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
 
 #include <stdexcept>
 

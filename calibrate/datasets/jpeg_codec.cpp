@@ -1,4 +1,4 @@
-#include "datasets/jpeg_codec.hpp"
+#include "calibrate/datasets/jpeg_codec.hpp"
 
 #include <csetjmp>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <jerror.h>
 #include <fmt/format.h>
 
-#include "datasets/dataset_error.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "datasets/sample.hpp"
+#include "calibrate/datasets/sample.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,13 +1,13 @@
-#include "datasets/jpeg_folder.hpp"
+#include "calibrate/datasets/jpeg_folder.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 
-#include "datasets/binary_file.hpp"
-#include "datasets/dataset_error.hpp"
-#include "datasets/jpeg_codec.hpp"
+#include "calibrate/datasets/binary_file.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
+#include "calibrate/datasets/jpeg_codec.hpp"
 
 namespace edgetwin::calibrate {
 

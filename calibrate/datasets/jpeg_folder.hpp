@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/dataset.hpp"
+#include "calibrate/datasets/dataset.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,9 +1,9 @@
-#include "datasets/mnist_idx.hpp"
+#include "calibrate/datasets/mnist_idx.hpp"
 
 #include <fmt/format.h>
 
-#include "datasets/binary_file.hpp"
-#include "datasets/dataset_error.hpp"
+#include "calibrate/datasets/binary_file.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "datasets/synthetic_dataset.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
 
 #include <algorithm>
 #include <random>
@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "datasets/binary_file.hpp"
-#include "datasets/cifar10_binary.hpp"
-#include "datasets/dataset_error.hpp"
-#include "datasets/jpeg_codec.hpp"
-#include "datasets/mnist_idx.hpp"
+#include "calibrate/datasets/binary_file.hpp"
+#include "calibrate/datasets/cifar10_binary.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
+#include "calibrate/datasets/jpeg_codec.hpp"
+#include "calibrate/datasets/mnist_idx.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "datasets/dataset_format.hpp"
-#include "datasets/sample.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
+#include "calibrate/datasets/sample.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "hardware/clock_controller.hpp"
+#include "calibrate/hardware/clock_controller.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "hardware/hardware_error.hpp"
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/jetson_clocks.hpp"
+#include "calibrate/hardware/jetson_clocks.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "hardware/hardware_error.hpp"
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "hardware/host_facts.hpp"
+#include "calibrate/hardware/host_facts.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "hardware/cpu_affinity.hpp"
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

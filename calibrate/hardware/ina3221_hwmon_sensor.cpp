@@ -1,8 +1,8 @@
-#include "hardware/ina3221_hwmon_sensor.hpp"
+#include "calibrate/hardware/ina3221_hwmon_sensor.hpp"
 
 #include <fmt/format.h>
 
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

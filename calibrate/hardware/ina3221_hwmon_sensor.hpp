@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/power_sensor.hpp"
+#include "calibrate/hardware/power_sensor.hpp"
 
 namespace edgetwin::calibrate {
 

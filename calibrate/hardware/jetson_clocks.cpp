@@ -1,10 +1,10 @@
-#include "hardware/jetson_clocks.hpp"
+#include "calibrate/hardware/jetson_clocks.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <set>
 
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

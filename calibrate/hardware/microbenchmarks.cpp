@@ -1,4 +1,4 @@
-#include "hardware/microbenchmarks.hpp"
+#include "calibrate/hardware/microbenchmarks.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "hardware/hardware_error.hpp"
-#include "hardware/page_cache_control.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "hardware/page_cache_control.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "hardware/hardware_error.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,11 +1,11 @@
-#include "hardware/power_discovery.hpp"
+#include "calibrate/hardware/power_discovery.hpp"
 
 #include <algorithm>
 
-#include "hardware/ina3221_hwmon_sensor.hpp"
-#include "hardware/ina3221_iio_sensor.hpp"
-#include "hardware/rapl_sensor.hpp"
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/ina3221_hwmon_sensor.hpp"
+#include "calibrate/hardware/ina3221_iio_sensor.hpp"
+#include "calibrate/hardware/rapl_sensor.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "hardware/power_sensor.hpp"
+#include "calibrate/hardware/power_sensor.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,10 +1,10 @@
-#include "hardware/power_sampler.hpp"
+#include "calibrate/hardware/power_sampler.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "hardware/hardware_error.hpp"
-#include "hardware/power_discovery.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/power_discovery.hpp"
 
 namespace edgetwin::calibrate {
 

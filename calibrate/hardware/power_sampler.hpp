@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "hardware/power_sensor.hpp"
+#include "calibrate/hardware/power_sensor.hpp"
 
 namespace edgetwin::calibrate {
 

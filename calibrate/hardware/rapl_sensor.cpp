@@ -1,11 +1,11 @@
-#include "hardware/rapl_sensor.hpp"
+#include "calibrate/hardware/rapl_sensor.hpp"
 
 #include <chrono>
 
 #include <fmt/format.h>
 
-#include "hardware/hardware_error.hpp"
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "hardware/sysfs_file.hpp"
+#include "calibrate/hardware/sysfs_file.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "hardware/hardware_error.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
 
 namespace edgetwin::calibrate {
 

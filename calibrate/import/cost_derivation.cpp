@@ -1,11 +1,11 @@
-#include "import/cost_derivation.hpp"
+#include "calibrate/import/cost_derivation.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin::calibrate {
 

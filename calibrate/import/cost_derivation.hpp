@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "import/batch_record.hpp"
-#include "profile/measurement.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/import/batch_record.hpp"
+#include "calibrate/profile/measurement.hpp"
 
 namespace edgetwin::calibrate {
 

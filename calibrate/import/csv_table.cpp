@@ -1,4 +1,4 @@
-#include "import/csv_table.hpp"
+#include "calibrate/import/csv_table.hpp"
 
 #include <cerrno>
 #include <charconv>

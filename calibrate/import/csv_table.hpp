@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin::calibrate {
 

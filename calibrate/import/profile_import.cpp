@@ -1,12 +1,12 @@
-#include "import/profile_import.hpp"
+#include "calibrate/import/profile_import.hpp"
 
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "import/study_log_reader.hpp"
-#include "import/trace_csv_reader.hpp"
+#include "calibrate/import/study_log_reader.hpp"
+#include "calibrate/import/trace_csv_reader.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "import/cost_derivation.hpp"
-#include "profile/profile_document.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/import/cost_derivation.hpp"
+#include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::calibrate {
 

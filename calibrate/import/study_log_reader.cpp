@@ -1,4 +1,4 @@
-#include "import/study_log_reader.hpp"
+#include "calibrate/import/study_log_reader.hpp"
 
 #include <cmath>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "import/csv_table.hpp"
+#include "calibrate/import/csv_table.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,10 +1,10 @@
-#include "import/trace_csv_reader.hpp"
+#include "calibrate/import/trace_csv_reader.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "import/csv_table.hpp"
+#include "calibrate/import/csv_table.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "import/batch_record.hpp"
+#include "calibrate/import/batch_record.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "profile/atomic_file.hpp"
+#include "calibrate/profile/atomic_file.hpp"
 
 #include <cerrno>
 #include <cstring>

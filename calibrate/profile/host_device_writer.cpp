@@ -1,11 +1,11 @@
-#include "profile/host_device_writer.hpp"
+#include "calibrate/profile/host_device_writer.hpp"
 
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "profile/atomic_file.hpp"
-#include "profile/toml_text.hpp"
+#include "calibrate/profile/atomic_file.hpp"
+#include "calibrate/profile/toml_text.hpp"
 
 namespace edgetwin::calibrate {
 

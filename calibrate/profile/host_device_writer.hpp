@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <string>
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "profile/measurement.hpp"
+#include "calibrate/profile/measurement.hpp"
 
 #include <algorithm>
 #include <cmath>

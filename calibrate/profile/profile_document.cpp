@@ -1,4 +1,4 @@
-#include "profile/profile_document.hpp"
+#include "calibrate/profile/profile_document.hpp"
 
 #include <chrono>
 #include <ctime>

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "profile/measurement.hpp"
+#include "sim/config/specs.hpp"
+#include "calibrate/profile/measurement.hpp"
 
 namespace edgetwin::calibrate {
 

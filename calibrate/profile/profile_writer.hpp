@@ -22,7 +22,7 @@
 #include <filesystem>
 #include <string>
 
-#include "profile/profile_document.hpp"
+#include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::calibrate {
 

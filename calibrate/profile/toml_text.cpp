@@ -1,4 +1,4 @@
-#include "profile/toml_text.hpp"
+#include "calibrate/profile/toml_text.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,11 +1,11 @@
-#include "training/augment_transform.hpp"
+#include "calibrate/training/augment_transform.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <ATen/ATen.h>
 
-#include "training/normalize_transform.hpp"
+#include "calibrate/training/normalize_transform.hpp"
 
 namespace edgetwin::calibrate {
 

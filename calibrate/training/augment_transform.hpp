@@ -6,7 +6,7 @@
 // crop clamped to the ratio range); the resize is bilinear with antialiasing, as PIL's.
 #pragma once
 
-#include "training/sample_transform.hpp"
+#include "calibrate/training/sample_transform.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "training/batch_loader.hpp"
+#include "calibrate/training/batch_loader.hpp"
 
 #include <algorithm>
 #include <stdexcept>

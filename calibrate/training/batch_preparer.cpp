@@ -1,10 +1,10 @@
-#include "training/batch_preparer.hpp"
+#include "calibrate/training/batch_preparer.hpp"
 
 #include <vector>
 
 #include <ATen/ATen.h>
 
-#include "training/stage_clock.hpp"
+#include "calibrate/training/stage_clock.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -11,9 +11,9 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "datasets/dataset.hpp"
-#include "training/batch_loader.hpp"
-#include "training/sample_transform.hpp"
+#include "calibrate/datasets/dataset.hpp"
+#include "calibrate/training/batch_loader.hpp"
+#include "calibrate/training/sample_transform.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,4 +1,4 @@
-#include "training/epoch_sampler.hpp"
+#include "calibrate/training/epoch_sampler.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "training/lenet5.hpp"
+#include "calibrate/training/lenet5.hpp"
 
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/functional/pooling.h>

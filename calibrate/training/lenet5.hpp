@@ -9,7 +9,7 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
-#include "training/forward_module.hpp"
+#include "calibrate/training/forward_module.hpp"
 
 namespace edgetwin::calibrate {
 

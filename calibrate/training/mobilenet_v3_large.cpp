@@ -1,4 +1,4 @@
-#include "training/mobilenet_v3_large.hpp"
+#include "calibrate/training/mobilenet_v3_large.hpp"
 
 #include <string>
 

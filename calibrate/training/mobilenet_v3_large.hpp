@@ -11,7 +11,7 @@
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 
-#include "training/forward_module.hpp"
+#include "calibrate/training/forward_module.hpp"
 
 namespace edgetwin::calibrate {
 

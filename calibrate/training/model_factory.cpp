@@ -1,16 +1,16 @@
-#include "training/model_factory.hpp"
+#include "calibrate/training/model_factory.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <torch/utils.h>
 
-#include "config/config_error.hpp"
-#include "training/lenet5.hpp"
-#include "training/mobilenet_v3_large.hpp"
-#include "training/model_names.hpp"
-#include "training/native_model.hpp"
-#include "training/resnet18_cifar.hpp"
-#include "training/scripted_model.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/training/lenet5.hpp"
+#include "calibrate/training/mobilenet_v3_large.hpp"
+#include "calibrate/training/model_names.hpp"
+#include "calibrate/training/native_model.hpp"
+#include "calibrate/training/resnet18_cifar.hpp"
+#include "calibrate/training/scripted_model.hpp"
 
 namespace edgetwin::calibrate {
 

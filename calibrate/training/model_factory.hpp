@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "training/trainable_model.hpp"
+#include "calibrate/training/trainable_model.hpp"
 
 namespace edgetwin::calibrate {
 

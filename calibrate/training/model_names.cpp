@@ -1,4 +1,4 @@
-#include "training/model_names.hpp"
+#include "calibrate/training/model_names.hpp"
 
 #include <algorithm>
 #include <cctype>

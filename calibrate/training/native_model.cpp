@@ -1,4 +1,4 @@
-#include "training/native_model.hpp"
+#include "calibrate/training/native_model.hpp"
 
 #include <utility>
 

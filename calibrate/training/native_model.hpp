@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "training/forward_module.hpp"
-#include "training/trainable_model.hpp"
+#include "calibrate/training/forward_module.hpp"
+#include "calibrate/training/trainable_model.hpp"
 
 namespace edgetwin::calibrate {
 

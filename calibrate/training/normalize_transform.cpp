@@ -1,4 +1,4 @@
-#include "training/normalize_transform.hpp"
+#include "calibrate/training/normalize_transform.hpp"
 
 #include <stdexcept>
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "training/sample_transform.hpp"
+#include "calibrate/training/sample_transform.hpp"
 
 namespace edgetwin::calibrate {
 

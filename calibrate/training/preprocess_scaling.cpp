@@ -1,13 +1,13 @@
-#include "training/preprocess_scaling.hpp"
+#include "calibrate/training/preprocess_scaling.hpp"
 
 #include <algorithm>
 #include <barrier>
 #include <thread>
 
-#include "hardware/cpu_affinity.hpp"
-#include "training/stage_clock.hpp"
-#include "training/torch_runtime.hpp"
-#include "training/transform_factory.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/training/stage_clock.hpp"
+#include "calibrate/training/torch_runtime.hpp"
+#include "calibrate/training/transform_factory.hpp"
 
 namespace edgetwin::calibrate {
 

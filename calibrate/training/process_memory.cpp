@@ -1,4 +1,4 @@
-#include "training/process_memory.hpp"
+#include "calibrate/training/process_memory.hpp"
 
 #include <malloc.h>
 

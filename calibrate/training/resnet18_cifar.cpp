@@ -1,4 +1,4 @@
-#include "training/resnet18_cifar.hpp"
+#include "calibrate/training/resnet18_cifar.hpp"
 
 #include <string>
 

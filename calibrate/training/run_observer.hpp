@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "training/run_result.hpp"
+#include "calibrate/training/run_result.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "training/run_spec.hpp"
+#include "calibrate/training/run_spec.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,9 +1,9 @@
-#include "training/run_spec.hpp"
+#include "calibrate/training/run_spec.hpp"
 
 #include <string>
 #include <vector>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin::calibrate {
 

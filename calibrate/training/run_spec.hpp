@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/dataset_format.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,7 +1,7 @@
-#include "training/runtime_scope.hpp"
+#include "calibrate/training/runtime_scope.hpp"
 
-#include "hardware/cpu_affinity.hpp"
-#include "training/torch_runtime.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/training/torch_runtime.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -7,8 +7,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "datasets/sample.hpp"
-#include "training/sample_random.hpp"
+#include "calibrate/datasets/sample.hpp"
+#include "calibrate/training/sample_random.hpp"
 
 namespace edgetwin::calibrate {
 

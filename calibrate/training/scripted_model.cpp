@@ -1,8 +1,8 @@
-#include "training/scripted_model.hpp"
+#include "calibrate/training/scripted_model.hpp"
 
 #include <torch/script.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin::calibrate {
 

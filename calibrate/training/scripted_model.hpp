@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "training/trainable_model.hpp"
+#include "calibrate/training/trainable_model.hpp"
 
 namespace torch::jit {
 struct Module;

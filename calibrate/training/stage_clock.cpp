@@ -1,4 +1,4 @@
-#include "training/stage_clock.hpp"
+#include "calibrate/training/stage_clock.hpp"
 
 #include <ctime>
 

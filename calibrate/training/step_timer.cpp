@@ -1,4 +1,4 @@
-#include "training/step_timer.hpp"
+#include "calibrate/training/step_timer.hpp"
 
 #include <torch/cuda.h>
 

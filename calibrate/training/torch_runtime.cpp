@@ -1,4 +1,4 @@
-#include "training/torch_runtime.hpp"
+#include "calibrate/training/torch_runtime.hpp"
 
 #include <ATen/Parallel.h>
 #include <omp.h>

@@ -1,4 +1,4 @@
-#include "training/trainer.hpp"
+#include "calibrate/training/trainer.hpp"
 
 #include <ATen/ATen.h>
 #include <torch/optim/sgd.h>

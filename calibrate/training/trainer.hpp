@@ -12,8 +12,8 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
-#include "training/step_timer.hpp"
-#include "training/trainable_model.hpp"
+#include "calibrate/training/step_timer.hpp"
+#include "calibrate/training/trainable_model.hpp"
 
 namespace torch::optim {
 class SGD;

@@ -1,4 +1,4 @@
-#include "training/training_runner.hpp"
+#include "calibrate/training/training_runner.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -7,18 +7,18 @@
 
 #include <ATen/ATen.h>
 
-#include "config/config_error.hpp"
-#include "datasets/dataset_factory.hpp"
-#include "hardware/page_cache_control.hpp"
-#include "training/batch_loader.hpp"
-#include "training/batch_preparer.hpp"
-#include "training/epoch_sampler.hpp"
-#include "training/model_factory.hpp"
-#include "training/process_memory.hpp"
-#include "training/runtime_scope.hpp"
-#include "training/torch_runtime.hpp"
-#include "training/trainer.hpp"
-#include "training/transform_factory.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/datasets/dataset_factory.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/training/batch_loader.hpp"
+#include "calibrate/training/batch_preparer.hpp"
+#include "calibrate/training/epoch_sampler.hpp"
+#include "calibrate/training/model_factory.hpp"
+#include "calibrate/training/process_memory.hpp"
+#include "calibrate/training/runtime_scope.hpp"
+#include "calibrate/training/torch_runtime.hpp"
+#include "calibrate/training/trainer.hpp"
+#include "calibrate/training/transform_factory.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -9,10 +9,10 @@
 // and the CPU mask are restored before it returns or throws.
 #pragma once
 
-#include "datasets/dataset.hpp"
-#include "training/run_observer.hpp"
-#include "training/run_result.hpp"
-#include "training/run_spec.hpp"
+#include "calibrate/datasets/dataset.hpp"
+#include "calibrate/training/run_observer.hpp"
+#include "calibrate/training/run_result.hpp"
+#include "calibrate/training/run_spec.hpp"
 
 namespace edgetwin::calibrate {
 

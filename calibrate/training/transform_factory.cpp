@@ -1,7 +1,7 @@
-#include "training/transform_factory.hpp"
+#include "calibrate/training/transform_factory.hpp"
 
-#include "training/augment_transform.hpp"
-#include "training/normalize_transform.hpp"
+#include "calibrate/training/augment_transform.hpp"
+#include "calibrate/training/normalize_transform.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -10,8 +10,8 @@
 
 #include <memory>
 
-#include "datasets/dataset_format.hpp"
-#include "training/sample_transform.hpp"
+#include "calibrate/datasets/dataset_format.hpp"
+#include "calibrate/training/sample_transform.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -1,11 +1,11 @@
-#include "app/catalogue.hpp"
+#include "sim/app/catalogue.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin {
 namespace {

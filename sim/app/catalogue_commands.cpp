@@ -1,13 +1,13 @@
-#include "app/catalogue_commands.hpp"
+#include "sim/app/catalogue_commands.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "app/catalogue.hpp"
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/operating_point.hpp"
-#include "config/workload_loader.hpp"
+#include "sim/app/catalogue.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/operating_point.hpp"
+#include "sim/config/workload_loader.hpp"
 
 namespace edgetwin {
 namespace {

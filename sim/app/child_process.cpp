@@ -1,4 +1,4 @@
-#include "app/child_process.hpp"
+#include "sim/app/child_process.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,10 +1,10 @@
-#include "app/command_line.hpp"
+#include "sim/app/command_line.hpp"
 
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin {
 

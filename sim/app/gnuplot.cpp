@@ -1,4 +1,4 @@
-#include "app/gnuplot.hpp"
+#include "sim/app/gnuplot.hpp"
 
 #include <sys/wait.h>
 

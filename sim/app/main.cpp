@@ -2,10 +2,10 @@
 // hands over to one command; bad input exits with code 2 and a message on stderr.
 #include <CLI/CLI.hpp>
 
-#include "app/catalogue_commands.hpp"
-#include "app/predict_command.hpp"
-#include "app/sweep_command.hpp"
-#include "app/command_line.hpp"
+#include "sim/app/catalogue_commands.hpp"
+#include "sim/app/predict_command.hpp"
+#include "sim/app/sweep_command.hpp"
+#include "sim/app/command_line.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"edgetwin: predict stall, epoch time and energy of DNN training on edge devices"};

@@ -1,13 +1,13 @@
-#include "app/predict_command.hpp"
+#include "sim/app/predict_command.hpp"
 
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
-#include "model/simulation.hpp"
-#include "report/epoch_recorder.hpp"
-#include "report/report_writer.hpp"
-#include "report/trace_writer.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/report/epoch_recorder.hpp"
+#include "sim/report/report_writer.hpp"
+#include "sim/report/trace_writer.hpp"
 
 namespace edgetwin {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "app/run_setup.hpp"
+#include "sim/app/run_setup.hpp"
 
 namespace CLI {
 class App;

@@ -1,14 +1,14 @@
-#include "app/run_setup.hpp"
+#include "sim/app/run_setup.hpp"
 
 #include <fmt/format.h>
 
-#include "app/catalogue.hpp"
-#include "config/config_error.hpp"
-#include "config/cost_estimator.hpp"
-#include "config/device_loader.hpp"
-#include "config/profile_loader.hpp"
-#include "config/run_validator.hpp"
-#include "config/workload_loader.hpp"
+#include "sim/app/catalogue.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/cost_estimator.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "sim/config/run_validator.hpp"
+#include "sim/config/workload_loader.hpp"
 
 namespace edgetwin {
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "config/operating_point.hpp"
-#include "config/specs.hpp"
+#include "sim/config/operating_point.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "app/sweep_command.hpp"
+#include "sim/app/sweep_command.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/gnuplot.hpp"
-#include "app/sweep_runner.hpp"
-#include "config/config_error.hpp"
-#include "config/operating_point.hpp"
-#include "report/pareto.hpp"
+#include "sim/app/gnuplot.hpp"
+#include "sim/app/sweep_runner.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/operating_point.hpp"
+#include "sim/report/pareto.hpp"
 
 namespace edgetwin {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/run_setup.hpp"
+#include "sim/app/run_setup.hpp"
 
 namespace CLI {
 class App;

@@ -1,4 +1,4 @@
-#include "app/sweep_runner.hpp"
+#include "sim/app/sweep_runner.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,10 +15,10 @@
 
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
-#include "config/run_validator.hpp"
-#include "model/simulation.hpp"
-#include "report/window_extrapolator.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/run_validator.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/report/window_extrapolator.hpp"
 
 namespace edgetwin {
 namespace {

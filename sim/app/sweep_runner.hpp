@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "app/run_setup.hpp"
-#include "report/epoch_recorder.hpp"
+#include "sim/app/run_setup.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "config/cost_estimator.hpp"
+#include "sim/config/cost_estimator.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin {
 namespace {

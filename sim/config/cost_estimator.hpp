@@ -12,7 +12,7 @@
 // Throws ConfigError when the target lacks what a roofline needs (GPU peak, efficiency).
 #pragma once
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 

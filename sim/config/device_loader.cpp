@@ -1,4 +1,4 @@
-#include "config/device_loader.hpp"
+#include "sim/config/device_loader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/config_error.hpp"
-#include "config/medium_loader.hpp"
-#include "config/operating_point.hpp"
-#include "config/toml_reader.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/medium_loader.hpp"
+#include "sim/config/operating_point.hpp"
+#include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
 namespace {

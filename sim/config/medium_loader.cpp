@@ -1,4 +1,4 @@
-#include "config/medium_loader.hpp"
+#include "sim/config/medium_loader.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "config/toml_reader.hpp"
+#include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "config/toml_reader.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "config/operating_point.hpp"
+#include "sim/config/operating_point.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin {
 namespace {

@@ -1,4 +1,4 @@
-#include "config/profile_loader.hpp"
+#include "sim/config/profile_loader.hpp"
 
 #include <cctype>
 #include <cstdint>
@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "config/config_error.hpp"
-#include "config/toml_reader.hpp"
-#include "config/workload_loader.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/toml_reader.hpp"
+#include "sim/config/workload_loader.hpp"
 
 namespace edgetwin {
 namespace {

@@ -1,12 +1,12 @@
-#include "config/run_validator.hpp"
+#include "sim/config/run_validator.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/config_error.hpp"
-#include "config/toml_reader.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
 namespace {

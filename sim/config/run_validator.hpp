@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 #include <algorithm>
 #include <cmath>

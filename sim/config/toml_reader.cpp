@@ -1,4 +1,4 @@
-#include "config/toml_reader.hpp"
+#include "sim/config/toml_reader.hpp"
 
 #include <algorithm>
 #include <array>

@@ -23,8 +23,8 @@
 
 #include <toml++/toml.h>
 
-#include "config/config_error.hpp"
-#include "config/specs.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 

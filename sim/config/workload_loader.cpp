@@ -1,4 +1,4 @@
-#include "config/workload_loader.hpp"
+#include "sim/config/workload_loader.hpp"
 
 #include <array>
 #include <cstdint>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "config/run_validator.hpp"
-#include "config/toml_reader.hpp"
+#include "sim/config/run_validator.hpp"
+#include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "model/energy_meter.hpp"
+#include "sim/model/energy_meter.hpp"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 // batch ends and at the epoch's end.
 #pragma once
 
-#include "model/platform.hpp"
+#include "sim/model/platform.hpp"
 
 namespace edgetwin {
 

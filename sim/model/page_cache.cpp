@@ -1,4 +1,4 @@
-#include "model/page_cache.hpp"
+#include "sim/model/page_cache.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "model/pipeline.hpp"
+#include "sim/model/pipeline.hpp"
 
 #include <algorithm>
 

@@ -25,13 +25,13 @@
 
 #include <simgrid/s4u/Exec.hpp>
 
-#include "config/specs.hpp"
-#include "model/energy_meter.hpp"
-#include "model/page_cache.hpp"
-#include "model/pipeline_observer.hpp"
-#include "model/platform.hpp"
-#include "model/sampler.hpp"
-#include "model/work_model.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/model/energy_meter.hpp"
+#include "sim/model/page_cache.hpp"
+#include "sim/model/pipeline_observer.hpp"
+#include "sim/model/platform.hpp"
+#include "sim/model/sampler.hpp"
+#include "sim/model/work_model.hpp"
 
 namespace edgetwin {
 

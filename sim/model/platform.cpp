@@ -1,11 +1,11 @@
-#include "model/platform.hpp"
+#include "sim/model/platform.hpp"
 
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
 
-#include "model/power_model.hpp"
+#include "sim/model/power_model.hpp"
 
 namespace edgetwin {
 

@@ -13,7 +13,7 @@
 // The platform must be built before Engine::run and once per process.
 #pragma once
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 #include <string>
 

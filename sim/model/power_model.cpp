@@ -1,10 +1,10 @@
-#include "model/power_model.hpp"
+#include "sim/model/power_model.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "config/operating_point.hpp"
+#include "sim/config/operating_point.hpp"
 
 namespace edgetwin {
 namespace {

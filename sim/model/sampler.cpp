@@ -1,4 +1,4 @@
-#include "model/sampler.hpp"
+#include "sim/model/sampler.hpp"
 
 #include <numeric>
 

@@ -1,4 +1,4 @@
-#include "model/simulation.hpp"
+#include "sim/model/simulation.hpp"
 
 #include <deque>
 #include <map>
@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
-#include "config/config_error.hpp"
-#include "model/energy_meter.hpp"
-#include "model/page_cache.hpp"
-#include "model/pipeline.hpp"
-#include "model/platform.hpp"
-#include "model/sampler.hpp"
-#include "model/work_model.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/model/energy_meter.hpp"
+#include "sim/model/page_cache.hpp"
+#include "sim/model/pipeline.hpp"
+#include "sim/model/platform.hpp"
+#include "sim/model/sampler.hpp"
+#include "sim/model/work_model.hpp"
 
 namespace edgetwin {
 namespace {

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "model/pipeline_observer.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/model/pipeline_observer.hpp"
 
 namespace edgetwin {
 

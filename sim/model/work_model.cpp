@@ -1,4 +1,4 @@
-#include "model/work_model.hpp"
+#include "sim/model/work_model.hpp"
 
 #include <algorithm>
 #include <cmath>

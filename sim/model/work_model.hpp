@@ -12,7 +12,7 @@
 // nor its CPU work can start before it ends.
 #pragma once
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "report/epoch_recorder.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin {
 

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/pipeline_observer.hpp"
+#include "sim/model/pipeline_observer.hpp"
 
 namespace edgetwin {
 

@@ -1,4 +1,4 @@
-#include "report/pareto.hpp"
+#include "sim/report/pareto.hpp"
 
 #include <algorithm>
 #include <limits>

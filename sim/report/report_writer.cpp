@@ -1,4 +1,4 @@
-#include "report/report_writer.hpp"
+#include "sim/report/report_writer.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

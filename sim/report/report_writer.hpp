@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "report/epoch_recorder.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin {
 

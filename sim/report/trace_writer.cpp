@@ -1,4 +1,4 @@
-#include "report/trace_writer.hpp"
+#include "sim/report/trace_writer.hpp"
 
 #include <cerrno>
 #include <cstring>

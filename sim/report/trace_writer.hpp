@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "model/pipeline_observer.hpp"
+#include "sim/model/pipeline_observer.hpp"
 
 namespace edgetwin {
 

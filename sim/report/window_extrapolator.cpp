@@ -1,4 +1,4 @@
-#include "report/window_extrapolator.hpp"
+#include "sim/report/window_extrapolator.hpp"
 
 namespace edgetwin {
 

@@ -14,8 +14,8 @@
 
 #include <vector>
 
-#include "model/pipeline_observer.hpp"
-#include "report/epoch_recorder.hpp"
+#include "sim/model/pipeline_observer.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin {
 

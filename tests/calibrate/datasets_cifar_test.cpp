@@ -2,10 +2,10 @@
 // truncated or bad records named with file and byte offset.
 #include <gtest/gtest.h>
 
-#include "datasets/cifar10_binary.hpp"
-#include "datasets/dataset_error.hpp"
-#include "datasets/synthetic_dataset.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/datasets/cifar10_binary.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "datasets/dataset_error.hpp"
-#include "datasets/jpeg_codec.hpp"
-#include "datasets/jpeg_folder.hpp"
-#include "datasets/synthetic_dataset.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
+#include "calibrate/datasets/jpeg_codec.hpp"
+#include "calibrate/datasets/jpeg_folder.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "datasets/dataset_error.hpp"
-#include "datasets/dataset_factory.hpp"
-#include "datasets/synthetic_dataset.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/datasets/dataset_error.hpp"
+#include "calibrate/datasets/dataset_factory.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

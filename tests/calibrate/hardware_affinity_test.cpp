@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/cpu_affinity.hpp"
-#include "hardware/hardware_error.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

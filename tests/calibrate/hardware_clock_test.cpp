@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/clock_controller.hpp"
-#include "hardware/hardware_error.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/hardware/clock_controller.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -1,8 +1,8 @@
 // Host facts from a fake /proc and /sys: x86 VM and Jetson.
 #include <gtest/gtest.h>
 
-#include "hardware/host_facts.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/hardware/host_facts.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -1,10 +1,10 @@
 // Page-cache residency (mmap + mincore) of a file just read vs after eviction (fadvise).
 #include <gtest/gtest.h>
 
-#include "hardware/hardware_error.hpp"
-#include "hardware/microbenchmarks.hpp"
-#include "hardware/page_cache_control.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/microbenchmarks.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

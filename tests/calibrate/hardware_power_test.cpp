@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "hardware/power_discovery.hpp"
-#include "hardware/power_sampler.hpp"
-#include "hardware/rapl_sensor.hpp"
-#include "io_test_support.hpp"
+#include "calibrate/hardware/power_discovery.hpp"
+#include "calibrate/hardware/power_sampler.hpp"
+#include "calibrate/hardware/rapl_sensor.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -3,14 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/profile_loader.hpp"
-#include "config/workload_loader.hpp"
-#include "import/profile_import.hpp"
-#include "import/study_log_reader.hpp"
-#include "profile/profile_writer.hpp"
-#include "io_test_support.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "sim/config/workload_loader.hpp"
+#include "calibrate/import/profile_import.hpp"
+#include "calibrate/import/study_log_reader.hpp"
+#include "calibrate/profile/profile_writer.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "import/cost_derivation.hpp"
-#include "import/profile_import.hpp"
-#include "import/trace_csv_reader.hpp"
-#include "io_test_support.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/import/cost_derivation.hpp"
+#include "calibrate/import/profile_import.hpp"
+#include "calibrate/import/trace_csv_reader.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "test_files.hpp"
+#include "tests/support/test_files.hpp"
 
 namespace edgetwin::calibrate::testing {
 

@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/profile_loader.hpp"
-#include "profile/host_device_writer.hpp"
-#include "profile/profile_writer.hpp"
-#include "io_test_support.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "calibrate/profile/host_device_writer.hpp"
+#include "calibrate/profile/profile_writer.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
-#include "profile/measurement.hpp"
-#include "profile/toml_text.hpp"
+#include "calibrate/profile/measurement.hpp"
+#include "calibrate/profile/toml_text.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

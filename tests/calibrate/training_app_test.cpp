@@ -6,17 +6,17 @@
 #include <sstream>
 #include <sys/stat.h>
 
-#include "app/calibration_plan.hpp"
-#include "app/clock_points.hpp"
-#include "app/host_device_builder.hpp"
-#include "app/output_files.hpp"
-#include "app/profile_builder.hpp"
-#include "app/progress_line.hpp"
-#include "app/workload_target.hpp"
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/profile_loader.hpp"
-#include "training_test_support.hpp"
+#include "calibrate/app/calibration_plan.hpp"
+#include "calibrate/app/clock_points.hpp"
+#include "calibrate/app/host_device_builder.hpp"
+#include "calibrate/app/output_files.hpp"
+#include "calibrate/app/profile_builder.hpp"
+#include "calibrate/app/progress_line.hpp"
+#include "calibrate/app/workload_target.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "tests/calibrate/training_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

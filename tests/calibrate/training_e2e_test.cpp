@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "training_test_support.hpp"
+#include "tests/calibrate/training_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -5,11 +5,11 @@
 #include <ATen/ATen.h>
 #include <torch/script.h>
 
-#include "config/config_error.hpp"
-#include "training/augment_transform.hpp"
-#include "training/model_factory.hpp"
-#include "training/transform_factory.hpp"
-#include "training_test_support.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/training/augment_transform.hpp"
+#include "calibrate/training/model_factory.hpp"
+#include "calibrate/training/transform_factory.hpp"
+#include "tests/calibrate/training_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

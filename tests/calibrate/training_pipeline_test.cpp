@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "training/batch_loader.hpp"
-#include "training/epoch_sampler.hpp"
+#include "calibrate/training/batch_loader.hpp"
+#include "calibrate/training/epoch_sampler.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <numeric>
 
-#include "config/config_error.hpp"
-#include "datasets/dataset_factory.hpp"
-#include "datasets/synthetic_dataset.hpp"
-#include "training/torch_runtime.hpp"
-#include "training/training_runner.hpp"
-#include "training_test_support.hpp"
+#include "sim/config/config_error.hpp"
+#include "calibrate/datasets/dataset_factory.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
+#include "calibrate/training/torch_runtime.hpp"
+#include "calibrate/training/training_runner.hpp"
+#include "tests/calibrate/training_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {

@@ -1,7 +1,7 @@
 // Helpers for the training tests: a temp directory removed at the end.
 #pragma once
 
-#include "test_files.hpp"
+#include "tests/support/test_files.hpp"
 
 namespace edgetwin::calibrate::training_testing {
 

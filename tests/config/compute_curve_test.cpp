@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/specs.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin {
 namespace {

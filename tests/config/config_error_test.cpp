@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin {
 namespace {

@@ -6,10 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/medium_loader.hpp"
-#include "scratch_dir.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/medium_loader.hpp"
+#include "tests/config/scratch_dir.hpp"
 
 namespace edgetwin {
 namespace {

@@ -4,9 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/profile_loader.hpp"
-#include "scratch_dir.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "tests/config/scratch_dir.hpp"
 
 namespace edgetwin {
 namespace {

@@ -4,9 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/run_validator.hpp"
-#include "scratch_dir.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/run_validator.hpp"
+#include "tests/config/scratch_dir.hpp"
 
 namespace edgetwin {
 namespace {

@@ -1,4 +1,4 @@
-#include "scratch_dir.hpp"
+#include "tests/config/scratch_dir.hpp"
 
 #include <fstream>
 

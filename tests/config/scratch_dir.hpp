@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace edgetwin::test {
 

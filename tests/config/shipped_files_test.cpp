@@ -7,11 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/device_loader.hpp"
-#include "config/medium_loader.hpp"
-#include "config/run_validator.hpp"
-#include "config/workload_loader.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/medium_loader.hpp"
+#include "sim/config/run_validator.hpp"
+#include "sim/config/workload_loader.hpp"
 
 namespace edgetwin {
 namespace {

@@ -7,9 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
-#include "config/toml_reader.hpp"
-#include "scratch_dir.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/toml_reader.hpp"
+#include "tests/config/scratch_dir.hpp"
 
 namespace edgetwin {
 namespace {

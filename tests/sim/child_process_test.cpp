@@ -4,7 +4,7 @@
 
 #include <csignal>
 
-#include "app/child_process.hpp"
+#include "sim/app/child_process.hpp"
 
 namespace edgetwin::test {
 namespace {

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "config/config_error.hpp"
-#include "scenario.hpp"
+#include "sim/config/config_error.hpp"
+#include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
 namespace {

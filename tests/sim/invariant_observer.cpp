@@ -1,4 +1,4 @@
-#include "invariant_observer.hpp"
+#include "tests/sim/invariant_observer.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/specs.hpp"
-#include "model/pipeline_observer.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/model/pipeline_observer.hpp"
 
 namespace edgetwin::test {
 

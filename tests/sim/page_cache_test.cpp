@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "model/page_cache.hpp"
-#include "model/sampler.hpp"
+#include "sim/model/page_cache.hpp"
+#include "sim/model/sampler.hpp"
 
 namespace edgetwin {
 namespace {

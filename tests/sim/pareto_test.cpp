@@ -1,7 +1,7 @@
 // The time-energy front and the choice under constraints, on hand-made points.
 #include <gtest/gtest.h>
 
-#include "report/pareto.hpp"
+#include "sim/report/pareto.hpp"
 
 namespace edgetwin {
 namespace {

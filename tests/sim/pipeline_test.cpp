@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "scenario.hpp"
+#include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
 namespace {

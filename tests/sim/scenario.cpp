@@ -1,14 +1,14 @@
-#include "scenario.hpp"
+#include "tests/sim/scenario.hpp"
 
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "app/child_process.hpp"
-#include "invariant_observer.hpp"
-#include "model/simulation.hpp"
-#include "report/trace_writer.hpp"
+#include "sim/app/child_process.hpp"
+#include "tests/sim/invariant_observer.hpp"
+#include "sim/model/simulation.hpp"
+#include "sim/report/trace_writer.hpp"
 
 namespace edgetwin::test {
 namespace {

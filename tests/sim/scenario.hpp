@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "app/run_setup.hpp"
-#include "config/specs.hpp"
-#include "report/epoch_recorder.hpp"
+#include "sim/app/run_setup.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin::test {
 

@@ -2,7 +2,7 @@
 // code 2 and no report file, not even a partial one. All of these stop before any training.
 #include <gtest/gtest.h>
 
-#include "validate_test_support.hpp"
+#include "tests/validate/validate_test_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "validate/validation_stats.hpp"
-#include "validate_test_support.hpp"
+#include "tests/validate/validate_test_support.hpp"
 
 namespace edgetwin::validate::testing {
 

@@ -9,7 +9,7 @@
 
 #include <cstdlib>
 
-#include "validate_e2e_support.hpp"
+#include "tests/validate/validate_e2e_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

@@ -1,10 +1,10 @@
 // The grid file: defaults, every key, and every bad-input rule with file:line:column.
 #include <gtest/gtest.h>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 #include "validate/calibration_overlap.hpp"
 #include "validate/validation_grid.hpp"
-#include "validate_test_support.hpp"
+#include "tests/validate/validate_test_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

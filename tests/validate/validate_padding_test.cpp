@@ -1,10 +1,10 @@
 // Metadata padding of a JPEG folder: larger files, the very same decoded pixels, idempotent.
 #include <gtest/gtest.h>
 
-#include "datasets/jpeg_folder.hpp"
-#include "datasets/synthetic_dataset.hpp"
+#include "calibrate/datasets/jpeg_folder.hpp"
+#include "calibrate/datasets/synthetic_dataset.hpp"
 #include "validate/jpeg_metadata_padding.hpp"
-#include "validate_test_support.hpp"
+#include "tests/validate/validate_test_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

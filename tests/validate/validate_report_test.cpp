@@ -9,7 +9,7 @@
 #include "validate/load_wait.hpp"
 #include "validate/report_plot.hpp"
 #include "validate/validation_report.hpp"
-#include "validate_test_support.hpp"
+#include "tests/validate/validate_test_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

@@ -5,13 +5,13 @@
 
 #include <fstream>
 
-#include "config/config_error.hpp"
+#include "sim/config/config_error.hpp"
 #include "validate/interleaved_calibration.hpp"
 #include "validate/prediction.hpp"
 #include "validate/report_reader.hpp"
 #include "validate/run_journal.hpp"
 #include "validate/validation_report.hpp"
-#include "validate_test_support.hpp"
+#include "tests/validate/validate_test_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

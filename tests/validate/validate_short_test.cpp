@@ -14,7 +14,7 @@
 // far off; on MNIST the loader is so cheap that workers barely matter and no bound could tell.
 #include <gtest/gtest.h>
 
-#include "validate_e2e_support.hpp"
+#include "tests/validate/validate_e2e_support.hpp"
 
 namespace edgetwin::validate {
 namespace {

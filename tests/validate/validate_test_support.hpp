@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "test_files.hpp"
+#include "tests/support/test_files.hpp"
 
 namespace edgetwin::validate::testing {
 
