@@ -3,8 +3,6 @@
 // simulated batches per second and peak memory. Target (issue 2): under 0.5 s on one core
 // of the 2-core dev machine. Run: build/bench/edgetwin_bench_epoch [batches] [repeats].
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/app/child_process.hpp"
 #include "sim/model/simulation.hpp"
 #include "sim/report/epoch_recorder.hpp"
 
@@ -65,38 +64,42 @@ edgetwin::WorkloadSpec bench_workload(std::int64_t batches) {
   return w;
 }
 
-}  // namespace
+// One run: simulate, then report wall time, throughput and peak memory of this process.
+std::string run_once(std::int64_t batches) {
+  edgetwin::RunConfig run;
+  run.loader = {16, 4, 2, false, false, true};
+  run.epochs = 1;
+  run.cache = edgetwin::CacheStart::warm;
+  const auto start = std::chrono::steady_clock::now();
+  edgetwin::Simulation simulation(bench_device(), bench_workload(batches), run);
+  edgetwin::EpochRecorder recorder;
+  simulation.add_observer(recorder);
+  simulation.run();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto& e = recorder.epochs().at(0);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "batches %lld  wall %.3f s  %.0f batches/s  peak RSS %.1f MB  (simulated e2e %.1f s, hit %.3f)\n",
+                static_cast<long long>(e.batches), wall, e.batches / wall,
+                static_cast<double>(usage.ru_maxrss) / 1024.0, e.e2e_s, e.cache_hit_ratio);
+  return line;
+}
 
+}  // namespace
 
 int main(int argc, char** argv) {
   const std::int64_t batches = argc > 1 ? std::atoll(argv[1]) : 80000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
   // repeats = 0: one run in this process (for profilers such as callgrind).
-  for (int i = 0; i < std::max(repeats, 1); ++i) {
-    const pid_t pid = repeats == 0 ? 0 : fork();  // one SimGrid engine per process
-    if (pid == 0) {
-      edgetwin::RunConfig run;
-      run.loader = {16, 4, 2, false, false, true};
-      run.epochs = 1;
-      run.cache = edgetwin::CacheStart::warm;
-      const auto start = std::chrono::steady_clock::now();
-      edgetwin::Simulation simulation(bench_device(), bench_workload(batches), run);
-      edgetwin::EpochRecorder recorder;
-      simulation.add_observer(recorder);
-      simulation.run();
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rusage usage{};
-      getrusage(RUSAGE_SELF, &usage);
-      const auto& e = recorder.epochs().at(0);
-      std::printf("batches %lld  wall %.3f s  %.0f batches/s  peak RSS %.1f MB  (simulated e2e %.1f s, hit %.3f)\n",
-                  static_cast<long long>(e.batches), wall, static_cast<double>(e.batches) / wall,
-                  static_cast<double>(usage.ru_maxrss) / 1024.0, e.e2e_s, e.cache_hit_ratio);
-      std::fflush(stdout);
-      if (repeats == 0) return 0;
-      _exit(0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
+  if (repeats == 0) {
+    std::fputs(run_once(batches).c_str(), stdout);
+    return 0;
+  }
+  for (int i = 0; i < repeats; ++i) {  // one SimGrid engine per process
+    std::fputs(edgetwin::run_in_child([batches] { return run_once(batches); }).c_str(), stdout);
+    std::fflush(stdout);
   }
   return 0;
 }

@@ -45,7 +45,7 @@ CalibrationSettings calibration_settings(const std::string& profile_command, int
 std::vector<Overlap> find_overlaps(const GridSpec& grid, const CalibrationSettings& calibration, int host_cores) {
   std::vector<Overlap> overlaps;
   for (const GridConfig& c : grid.configs) {
-    if (c.workers == 0 && c.batch_size == calibration.batch_size && (c.cores == 0 || c.cores == host_cores) && !c.has_balloon()) {
+    if (c.loader.workers == 0 && c.loader.batch_size == calibration.batch_size && (c.cores == 0 || c.cores == host_cores) && !c.has_balloon()) {
       overlaps.push_back({c.name, fmt::format("workers 0, batch size {} ({}), all CPUs, no balloon: the configuration "
                                               "calibrate fitted the loader costs on",
                                               calibration.batch_size, calibration.basis)});

@@ -27,9 +27,9 @@ std::string simulate_epochs(const PreparedRun& prepared) {
 
 RunRequest request_for(const RunRequest& base, const GridConfig& config) {
   RunRequest request = base;
-  request.workers = config.workers;
-  request.batch_size = config.batch_size;
-  request.prefetch_factor = config.prefetch_factor;
+  request.workers = config.loader.workers;
+  request.batch_size = config.loader.batch_size;
+  request.prefetch_factor = config.loader.prefetch_factor;
   request.cache = to_string(config.cache);
   if (config.cores > 0) request.cores = config.cores;
   return request;

@@ -75,9 +75,9 @@ std::vector<int> first_cpus(int cores) {
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config) {
   calibrate::RunSpec spec = base;
-  spec.workers = config.workers;
-  spec.batch_size = config.batch_size;
-  spec.prefetch_factor = config.prefetch_factor;
+  spec.loader.workers = config.loader.workers;
+  spec.loader.batch_size = config.loader.batch_size;
+  spec.loader.prefetch_factor = config.loader.prefetch_factor;
   spec.cpus = first_cpus(config.cores);
   spec.evict_before_first_epoch = false;  // run_real prepares the cache itself (cold or warm)
   spec.measure_residency = false;         // the probe measures hits per read instead

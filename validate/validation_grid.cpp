@@ -33,9 +33,9 @@ void read_run_settings(TomlReader& reader, GridSpec& grid) {
 // The keys a configuration may set, read from `table` ("defaults" or "config[i]") over `c`.
 void read_config_keys(TomlReader& reader, const std::string& table, GridConfig& c) {
   const auto key = [&table](std::string_view name) { return fmt::format("{}.{}", table, name); };
-  reader.read_count(key("workers"), c.workers, Presence::optional, Bound::non_negative, "worker processes");
-  reader.read_count(key("batch_size"), c.batch_size, Presence::optional, Bound::positive, "samples");
-  reader.read_count(key("prefetch_factor"), c.prefetch_factor, Presence::optional, Bound::positive, "batches per worker");
+  reader.read_count(key("workers"), c.loader.workers, Presence::optional, Bound::non_negative, "worker processes");
+  reader.read_count(key("batch_size"), c.loader.batch_size, Presence::optional, Bound::positive, "samples");
+  reader.read_count(key("prefetch_factor"), c.loader.prefetch_factor, Presence::optional, Bound::positive, "batches per worker");
   std::string cache = to_string(c.cache);
   if (reader.read_choice(key("cache"), cache, Presence::optional, kCacheStates)) {
     c.cache = cache == "cold" ? CacheState::cold : CacheState::warm;

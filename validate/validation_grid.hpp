@@ -9,8 +9,8 @@
 //   max_samples = 0        # use samples [0, N) of the dataset; 0 = all
 //   seed = 1               # sampler, augmentation and model seed (same for every run)
 //
-//   [defaults]             # any [[config]] key but name; configurations inherit them
-//   workers = 2
+//   [defaults]             # any [[config]] key but name; configurations inherit them,
+//   workers = 2            # and what neither sets is the DataLoader's default (LoaderSpec)
 //
 //   [[config]]             # at least one
 //   name = "w2-b32"        # required, unique, [A-Za-z0-9_-]
@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/specs.hpp"
+
 namespace edgetwin::validate {
 
 enum class CacheState { cold, warm };
@@ -40,9 +42,7 @@ std::string to_string(CacheState cache);
 
 struct GridConfig {
   std::string name;
-  int workers = 2;
-  int batch_size = 16;
-  int prefetch_factor = 2;
+  LoaderSpec loader;  // workers, batch_size and prefetch_factor come from the grid
   CacheState cache = CacheState::warm;
   int cores = 0;                                        // 0 = every CPU the process may use
   double balloon_bytes = 0;                             // explicit balloon

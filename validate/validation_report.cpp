@@ -26,9 +26,9 @@ json summary_json(const Summary& s) {
 
 json config_json(const GridConfig& c) {
   return {{"name", c.name},
-          {"workers", c.workers},
-          {"batch_size", c.batch_size},
-          {"prefetch_factor", c.prefetch_factor},
+          {"workers", c.loader.workers},
+          {"batch_size", c.loader.batch_size},
+          {"prefetch_factor", c.loader.prefetch_factor},
           {"cache", to_string(c.cache)},
           {"cores", c.cores},
           {"balloon_bytes", c.balloon_bytes},
@@ -38,7 +38,7 @@ json config_json(const GridConfig& c) {
 json point_json(const ComparisonPoint& p) {
   return {{"config", p.config.name},
           {"epoch", p.epoch},
-          {"workers", p.config.workers},
+          {"workers", p.config.loader.workers},
           {"calibration_overlap", p.calibration_overlap},
           {"repeats", p.repeats},
           {"disturbed_runs_left_out", p.runs_left_out},
@@ -191,7 +191,7 @@ std::string report_csv(const ValidationReport& r) {
     while (index < r.configs.size() && r.configs[index].config.name != p.config.name) ++index;
     const auto balloon = index < r.balloon_bytes.size() ? r.balloon_bytes[index] : 0;
     const GridConfig& c = p.config;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},", c.name, p.epoch, c.workers, c.batch_size, c.prefetch_factor,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},", c.name, p.epoch, c.loader.workers, c.loader.batch_size, c.loader.prefetch_factor,
                        to_string(c.cache), c.cores, balloon, p.calibration_overlap ? "true" : "false", p.repeats);
     out += fmt::format("{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.3f},{:.3f},", p.e2e_s.median, p.e2e_s.min, p.e2e_s.max,
                        p.predicted.e2e_s, p.e2e_error_pct, p.spread_pct, p.noise_pct);

@@ -268,7 +268,7 @@ void predict_all(const SessionInputs& in, const RunRequest& request, std::vector
 // One step on the real data: a model that cannot take the dataset's tensors fails here.
 void check_one_step(const SessionInputs& in) {
   calibrate::RunSpec spec = spec_for(in.base_spec, in.grid.configs.front());
-  spec.workers = 0;
+  spec.loader.workers = 0;
   spec.epochs = 1;
   spec.max_batches_per_epoch = 1;
   (void)calibrate::run_training(spec, *in.dataset);

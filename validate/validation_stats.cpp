@@ -97,7 +97,7 @@ const ComparisonPoint* sequential_sibling(const std::vector<ComparisonPoint>& po
   for (const auto& q : points) {
     const GridConfig& a = q.config;
     const GridConfig& b = p.config;
-    if (a.workers == 0 && q.epoch == p.epoch && a.batch_size == b.batch_size && a.cache == b.cache && a.cores == b.cores &&
+    if (a.loader.workers == 0 && q.epoch == p.epoch && a.loader.batch_size == b.loader.batch_size && a.cache == b.cache && a.cores == b.cores &&
         a.balloon_bytes == b.balloon_bytes && a.balloon_leave_dataset_fraction == b.balloon_leave_dataset_fraction) {
       return &q;
     }
@@ -137,7 +137,7 @@ Aggregate aggregate(const std::vector<ComparisonPoint>& points) {
   for (const auto& p : points) {
     if (p.calibration_overlap) continue;
     ape.push_back(p.e2e_ape_pct);
-    if (p.config.workers > 0) pipelined.push_back(p.e2e_ape_pct);
+    if (p.config.loader.workers > 0) pipelined.push_back(p.e2e_ape_pct);
     stall.push_back(p.stall_error_pct_of_e2e);
     compute.push_back(p.compute_ape_pct);
     if (p.hit_error_points) hit.push_back(*p.hit_error_points);
@@ -170,7 +170,7 @@ std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& poi
                                    bound.max_e2e_mape_pct));
   }
   for (const auto& p : points) {
-    if (p.config.workers == 0 || p.calibration_overlap) continue;
+    if (p.config.loader.workers == 0 || p.calibration_overlap) continue;
     const ComparisonPoint* base = sequential_sibling(points, p);
     if (base == nullptr || base->e2e_s.median <= 0 || base->predicted.e2e_s <= 0) continue;
     const double measured_ratio = p.e2e_s.median / base->e2e_s.median;
@@ -181,7 +181,7 @@ std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& poi
     if (std::abs(predicted_ratio - measured_ratio) > allowed) {
       failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured but {:.2f} "
                                      "predicted (allowed difference {:.2f})",
-                                     p.config.name, p.epoch, p.config.workers, measured_ratio, predicted_ratio, allowed));
+                                     p.config.name, p.epoch, p.config.loader.workers, measured_ratio, predicted_ratio, allowed));
     }
   }
   return failures;

@@ -69,8 +69,8 @@ RunSpec Calibrator::base_spec() const {
   RunSpec spec = workload_run_spec(setup_.target, setup_.dataset_dir);
   spec.max_samples = setup_.max_samples;
   spec.crop_size = setup_.crop_size;
-  spec.batch_size = setup_.plan.batch_size;
-  spec.workers = 0;
+  spec.loader.batch_size = setup_.plan.batch_size;
+  spec.loader.workers = 0;
   spec.seed = setup_.seed;
   spec.intra_op_threads = setup_.intra_op_threads;
   spec.device = setup_.torch_device;
@@ -163,7 +163,7 @@ void Calibrator::probe_compute_sizes() {
     const double guess = step_at_batch * static_cast<double>(bs) / plan.batch_size;
     if (bs > plan.batch_size && guess > 3 * plan.compute_budget_s) break;
     RunSpec spec = base_spec();
-    spec.batch_size = bs;
+    spec.loader.batch_size = bs;
     spec.input = InputMode::repeat_first_batch;
     spec.max_batches_per_epoch = 1;
     const bool track_memory = reset_peak_resident();
@@ -237,7 +237,7 @@ void Calibrator::run_sequential(int rep) {
   data_.collate_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::collate_s));
   data_.wait_s_per_batch.push_back(mean_of_field(batches, &MeasuredBatch::wait_s));
   data_.issue_s_per_batch.push_back(mean_of_field(batches, &MeasuredBatch::issue_s));
-  data_.compute_s_by_batch_size[spec.batch_size].push_back(mean_of_field(batches, step_field()));
+  data_.compute_s_by_batch_size[spec.loader.batch_size].push_back(mean_of_field(batches, step_field()));
   data_.sequential_batch_s.push_back(r.epochs.front().e2e_s / static_cast<double>(r.batches.size()));
   data_.intra_op_threads = r.intra_op_threads;
   data_.libtorch_version = r.libtorch_version;
@@ -247,7 +247,7 @@ void Calibrator::run_sequential(int rep) {
 void Calibrator::run_compute(int batch_size) {
   const BatchCount count = compute_steps_.at(batch_size);
   RunSpec spec = base_spec();
-  spec.batch_size = batch_size;
+  spec.loader.batch_size = batch_size;
   spec.input = InputMode::repeat_first_batch;
   spec.max_batches_per_epoch = count.total();
   const RunResult r = train(spec);
@@ -274,7 +274,7 @@ void Calibrator::run_repetition(int rep) {
 void Calibrator::measure_worker_startup() {
   const CalibrationPlan& p = setup_.plan;
   RunSpec spec = base_spec();
-  spec.workers = p.startup_workers;
+  spec.loader.workers = p.startup_workers;
   spec.epochs = p.startup_repetitions;
   spec.max_batches_per_epoch = 2;
   spec.input = InputMode::load_only;

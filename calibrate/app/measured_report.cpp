@@ -11,7 +11,7 @@ std::string measured_run_json(const RunResult& r, const std::string& device, con
   out["workload"] = workload;
   out["measured"] = true;
   out["config"] = {
-      {"workers", r.spec.workers},     {"batch_size", r.spec.batch_size}, {"prefetch_factor", r.spec.prefetch_factor},
+      {"workers", r.spec.loader.workers},     {"batch_size", r.spec.loader.batch_size}, {"prefetch_factor", r.spec.loader.prefetch_factor},
       {"epochs", r.spec.epochs},       {"samples", r.dataset_samples},    {"intra_op_threads", r.intra_op_threads},
       {"torch_device", r.device_used}, {"model", r.model_name},           {"libtorch_version", r.libtorch_version}};
   out["epochs"] = nlohmann::json::array();

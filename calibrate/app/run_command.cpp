@@ -119,7 +119,7 @@ void run_measured_epochs(const RunOptions& o, const CalibrationSetup& s) {
   RunSpec spec = training_spec(o.training, s.target);
   spec.epochs = o.epochs;
   const RunResult result = run_training(spec);
-  std::cout << "measured run (workers " << spec.workers << ", batch " << spec.batch_size << "):\n"
+  std::cout << "measured run (workers " << spec.loader.workers << ", batch " << spec.loader.batch_size << "):\n"
             << measured_run_text(result);
   if (!o.measured_json.empty()) {
     if (o.measured_json.has_parent_path()) std::filesystem::create_directories(o.measured_json.parent_path());

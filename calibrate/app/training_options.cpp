@@ -42,9 +42,9 @@ RunSpec training_spec(const TrainingOptions& o, const WorkloadTarget& t) {
   RunSpec spec = workload_run_spec(t, o.dataset);
   spec.max_samples = o.max_samples;
   spec.crop_size = o.crop_size;
-  spec.batch_size = o.batch_size.value_or(spec.batch_size);
-  spec.workers = o.workers.value_or(spec.workers);
-  spec.prefetch_factor = o.prefetch_factor.value_or(spec.prefetch_factor);
+  spec.loader.batch_size = o.batch_size.value_or(spec.loader.batch_size);
+  spec.loader.workers = o.workers.value_or(spec.loader.workers);
+  spec.loader.prefetch_factor = o.prefetch_factor.value_or(spec.loader.prefetch_factor);
   spec.seed = o.seed;
   spec.intra_op_threads = o.intra_op_threads;
   spec.device = o.torch_device;

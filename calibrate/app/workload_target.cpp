@@ -98,11 +98,7 @@ RunSpec workload_run_spec(const WorkloadTarget& target, const std::filesystem::p
   spec.torchscript_file = target.torchscript_file;
   spec.format = target.format;
   spec.dataset_dir = dataset_dir;
-  spec.batch_size = loader.batch_size;
-  spec.workers = loader.workers;
-  spec.prefetch_factor = loader.prefetch_factor;
-  spec.drop_last = loader.drop_last;
-  spec.shuffle = loader.shuffle;
+  spec.loader = loader;
   return spec;
 }
 

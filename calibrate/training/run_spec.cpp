@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/run_validator.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -17,11 +18,10 @@ void require(std::vector<Diagnostic>& out, bool ok, const std::string& option, c
 
 void validate_run_spec(const RunSpec& s) {
   std::vector<Diagnostic> d;
-  require(d, s.batch_size > 0, "--batch-size",
-          "expected a positive number of samples, got " + std::to_string(s.batch_size));
-  require(d, s.workers >= 0, "--workers", "expected 0 or more workers, got " + std::to_string(s.workers));
-  require(d, s.workers == 0 || s.prefetch_factor >= 1, "--prefetch-factor",
-          "expected 1 or more batches per worker, got " + std::to_string(s.prefetch_factor));
+  for (const LoaderProblem& problem : check_loader(s.loader, 0))
+    d.push_back(Diagnostic{"", 0, 0, option_name(problem.field), problem.message});
+  require(d, !s.loader.persistent_workers, "--persistent-workers",
+          "the LibTorch loader starts its worker threads every epoch; persistent workers are not supported");
   require(d, s.epochs >= 1, "--epochs", "expected 1 or more epochs, got " + std::to_string(s.epochs));
   require(d, s.max_samples >= 0, "--max-samples",
           "expected 0 (all) or a positive count, got " + std::to_string(s.max_samples));

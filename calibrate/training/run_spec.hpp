@@ -1,9 +1,10 @@
 // What one real training run does: model, dataset, DataLoader settings, optimizer, threads.
 //
-// Contract: plain data, no torch header, so the app and validate include it freely. Defaults
-// are the Jetson study's (dream-lab/edge-train-bench, ../shared/reference/jetson.md): batch 16,
-// shuffle, prefetch_factor 2, SGD lr 0.01 momentum 0.9. validate_run_spec() lists every bad
-// field at once as a ConfigError (the app's exit code 2).
+// Contract: plain data, no torch header, so the app and validate include it freely. The
+// DataLoader settings are the simulator's LoaderSpec (sim/config/specs.hpp, where their
+// defaults live); the optimizer's are the Jetson study's (docs/catalogue.md): SGD lr 0.01
+// momentum 0.9. validate_run_spec() lists every bad field at once as a ConfigError (the
+// app's exit code 2), loader fields in the simulator's wording (check_loader).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "calibrate/datasets/dataset_format.hpp"
+#include "sim/config/specs.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -35,12 +37,9 @@ struct RunSpec {
   std::int64_t max_samples = 0;  // use samples [0, max_samples) only; 0 = all
   int crop_size = 224;           // RandomResizedCrop output side (jpeg-folder only)
 
-  // DataLoader (torch.utils.data.DataLoader semantics).
-  int batch_size = 16;
-  int workers = 0;
-  int prefetch_factor = 2;
-  bool drop_last = false;
-  bool shuffle = true;
+  // DataLoader (torch.utils.data.DataLoader semantics): the simulator's spec and defaults.
+  // Workers are threads started anew every epoch: persistent_workers must stay false.
+  LoaderSpec loader;
   std::uint64_t seed = 1;
 
   int epochs = 1;

@@ -198,7 +198,7 @@ void run_epochs(RunContext& ctx, RunResult& result) {
     repeated = ctx.preparer->prepare(first_tasks.front());
   }
   BatchLoader loader(
-      spec.workers, spec.prefetch_factor,
+      spec.loader.workers, spec.loader.prefetch_factor,
       [&ctx](const BatchTask& task) { return std::any(ctx.preparer->prepare(task)); },
       [](int) { use_one_compute_thread_here(); });
   if (spec.evict_before_first_epoch) evict_files(ctx.dataset.files());
@@ -247,7 +247,7 @@ RunResult run_training(const RunSpec& spec, const Dataset& dataset, RunObserver*
                                    ? std::min<std::int64_t>(spec.max_samples, static_cast<std::int64_t>(dataset.size()))
                                    : static_cast<std::int64_t>(dataset.size());
   RunContext ctx{
-      spec,    dataset, observer, EpochSampler(samples, spec.batch_size, spec.shuffle, spec.drop_last, spec.seed),
+      spec,    dataset, observer, EpochSampler(samples, spec.loader.batch_size, spec.loader.shuffle, spec.loader.drop_last, spec.seed),
       nullptr, nullptr, nullptr,  nullptr};
   ctx.transform = make_transform(spec.format, spec.crop_size);
   ctx.preparer = std::make_unique<BatchPreparer>(dataset, *ctx.transform, spec.seed);

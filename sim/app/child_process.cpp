@@ -1,9 +1,14 @@
 #include "sim/app/child_process.hpp"
 
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <csignal>
 
 namespace edgetwin {
 
@@ -13,24 +18,103 @@ namespace {
 constexpr char kResult = 'r';
 constexpr char kError = 'e';
 
+// ---- children the signal handler kills ------------------------------------------------------
+
+// Plain arrays and sig_atomic_t: all the handler may touch.
+constexpr std::size_t kMaxChildren = 1024;
+volatile pid_t g_children[kMaxChildren] = {};
+volatile std::sig_atomic_t g_signal = 0;
+
+void kill_children() {
+  for (auto& pid : g_children)
+    if (pid > 0) ::kill(pid, SIGKILL);
+}
+
+void on_termination_signal(int signal) {
+  g_signal = signal;
+  kill_children();
+}
+
+void register_child(pid_t pid) {
+  for (auto& slot : g_children)
+    if (slot == 0) {
+      slot = pid;
+      return;
+    }
+}
+
+void unregister_child(pid_t pid) {
+  for (auto& slot : g_children)
+    if (slot == pid) slot = 0;
+}
+
+// SIGINT and SIGTERM kill the children while a pool runs; what was installed before comes back
+// afterwards. Pools may nest (a result handler running another pool): the outermost installs.
+class TerminationHandlers {
+ public:
+  TerminationHandlers() {
+    if (depth_++ > 0) return;
+    g_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = on_termination_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~TerminationHandlers() {
+    if (--depth_ > 0) return;
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  TerminationHandlers(const TerminationHandlers&) = delete;
+  TerminationHandlers& operator=(const TerminationHandlers&) = delete;
+
+ private:
+  static inline int depth_ = 0;
+  static inline struct sigaction old_int_ {};
+  static inline struct sigaction old_term_ {};
+};
+
+// Blocks SIGINT and SIGTERM between fork and registering the child, so the handler never
+// misses a child that exists.
+class BlockedTerminationSignals {
+ public:
+  BlockedTerminationSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    ::sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~BlockedTerminationSignals() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
+  BlockedTerminationSignals(const BlockedTerminationSignals&) = delete;
+  BlockedTerminationSignals& operator=(const BlockedTerminationSignals&) = delete;
+  const sigset_t& previous() const { return old_; }
+
+ private:
+  sigset_t old_{};
+};
+
+// ---- the child's side ----------------------------------------------------------------------
+
 void write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     const auto n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) _exit(3);
     data.remove_prefix(static_cast<std::size_t>(n));
   }
 }
 
-std::string read_all(int fd) {
-  std::string out;
-  char buffer[65536];
-  for (;;) {
-    const auto n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  return out;
+// A child must not outlive the parent (a killed sweep leaves no simulation running), and the
+// parent's handlers, which kill the parent's children, are not the child's.
+void become_child(pid_t parent, const sigset_t& parent_mask) {
+  for (auto& slot : g_children) slot = 0;
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(3);  // the parent died before prctl took effect
+  ::sigprocmask(SIG_SETMASK, &parent_mask, nullptr);
 }
 
 [[noreturn]] void child_main(int fd, const std::function<std::string()>& produce) {
@@ -47,11 +131,21 @@ std::string read_all(int fd) {
 
 std::string errno_text(const char* what) { return std::string(what) + " failed: " + std::strerror(errno); }
 
-}  // namespace
+// ---- the parent's side ---------------------------------------------------------------------
 
-std::string run_in_child(const std::function<std::string()>& produce) {
+struct RunningChild {
+  std::size_t task = 0;
+  pid_t pid = -1;
+  int fd = -1;
+  std::string data;
+};
+
+RunningChild spawn(std::size_t task, const std::function<std::string(std::size_t)>& work) {
   int fds[2];
   if (::pipe(fds) != 0) throw ChildProcessError(errno_text("pipe"));
+  const pid_t parent = ::getpid();
+  std::fflush(nullptr);  // the child must not write out the parent's buffered output again
+  const BlockedTerminationSignals blocked;
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -60,19 +154,105 @@ std::string run_in_child(const std::function<std::string()>& produce) {
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], produce);
+    become_child(parent, blocked.previous());
+    child_main(fds[1], [&] { return work(task); });
   }
   ::close(fds[1]);
-  std::string data = read_all(fds[0]);
-  ::close(fds[0]);
+  register_child(pid);
+  return {task, pid, fds[0], {}};
+}
+
+int wait_for(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.empty()) {
-    throw ChildProcessError("child process crashed or ended without a result (wait status " + std::to_string(status) + ")");
+  unregister_child(pid);
+  return status;
+}
+
+std::string how_it_ended(int status) {
+  if (WIFSIGNALED(status))
+    return "child process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ") before it answered";
+  return "child process exited with status " + std::to_string(WEXITSTATUS(status)) + " without a result";
+}
+
+ChildResult decode(const std::string& data, int status) {
+  const bool clean_exit = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!clean_exit || data.empty()) return {{}, how_it_ended(status)};
+  if (data.front() == kError) return {{}, data.substr(1)};
+  return {data.substr(1), std::nullopt};
+}
+
+// Kills and reaps whatever still runs when the pool is left early (a result handler threw,
+// a signal came): no child outlives run_in_children.
+class RunningChildren {
+ public:
+  ~RunningChildren() {
+    for (auto& c : children_) ::kill(c.pid, SIGKILL);
+    for (auto& c : children_) {
+      ::close(c.fd);
+      wait_for(c.pid);
+    }
   }
-  if (data.front() == kError) throw ChildProcessError(data.substr(1));
-  return data.substr(1);
+  std::vector<RunningChild>& list() { return children_; }
+
+ private:
+  std::vector<RunningChild> children_;
+};
+
+// Reads what is there on each readable pipe; returns the index of a child whose pipe has
+// closed (it has answered or died), or nothing.
+std::optional<std::size_t> read_ready(std::vector<RunningChild>& children) {
+  std::vector<pollfd> fds(children.size());
+  for (std::size_t i = 0; i < children.size(); ++i) fds[i] = {children[i].fd, POLLIN, 0};
+  if (::poll(fds.data(), fds.size(), -1) < 0) {
+    if (errno == EINTR) return std::nullopt;
+    throw ChildProcessError(errno_text("poll"));
+  }
+  char buffer[65536];
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    const auto n = ::read(children[i].fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return i;
+    children[i].data.append(buffer, static_cast<std::size_t>(n));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Interrupted::Interrupted(int signal)
+    : std::runtime_error(std::string("interrupted by ") + strsignal(signal)), signal_(signal) {}
+
+void run_in_children(std::size_t count, int jobs, const std::function<std::string(std::size_t)>& task,
+                     const std::function<void(std::size_t, ChildResult)>& on_result) {
+  const TerminationHandlers handlers;
+  RunningChildren running;
+  auto& children = running.list();
+  const auto limit = static_cast<std::size_t>(std::clamp(jobs, 1, static_cast<int>(kMaxChildren)));
+  std::size_t next = 0;
+  while (next < count || !children.empty()) {
+    if (g_signal != 0) throw Interrupted(g_signal);  // RunningChildren reaps what is left
+    while (next < count && children.size() < limit) children.push_back(spawn(next++, task));
+    const auto ended = read_ready(children);
+    if (!ended) continue;
+    RunningChild child = std::move(children[*ended]);
+    children.erase(children.begin() + static_cast<std::ptrdiff_t>(*ended));
+    ::close(child.fd);
+    const int status = wait_for(child.pid);
+    if (g_signal != 0) throw Interrupted(g_signal);
+    on_result(child.task, decode(child.data, status));
+  }
+}
+
+std::string run_in_child(const std::function<std::string()>& produce) {
+  ChildResult result;
+  run_in_children(1, 1, [&](std::size_t) { return produce(); },
+                  [&](std::size_t, ChildResult r) { result = std::move(r); });
+  if (result.error) throw ChildProcessError(*result.error);
+  return std::move(result.bytes);
 }
 
 std::size_t ChildBytesReader::take_size() {

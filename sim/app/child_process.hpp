@@ -1,18 +1,29 @@
-// Runs a piece of work in a forked child process and hands its result back as bytes.
+// Runs pieces of work in forked child processes and hands their results back as bytes: the
+// one fork mechanism of edgetwin (sweeps, validate's predictions, tests).
 //
-// Why: SimGrid allows one engine per process, so every program that simulates more than once
-// (tests, edgetwin-validate's predictions) simulates in a child. The child's result travels
-// through a pipe; trivially copyable records go as raw bytes (same binary on both sides).
+// Why: SimGrid allows one engine per process, so everything that simulates more than once
+// simulates in children. Results travel through pipes; trivially copyable records go as raw
+// bytes (same binary on both sides).
 //
-// Contract: run_in_child forks, runs `produce` in the child and returns what it returned. An
-// exception in the child comes back as ChildProcessError carrying its message; a child that
-// crashes or exits without answering is a ChildProcessError too. The child leaves through
-// _exit, so it runs no destructors the parent still owns (LibTorch, open files). Fork before
-// starting threads: the child gets only the calling one.
+// Contract of run_in_children(count, jobs, task, on_result):
+//   - forks one child per task index 0..count-1, at most `jobs` alive at once, in index order;
+//     each child runs task(i) and sends what it returned, or its exception's whole message;
+//   - the parent reads every child's pipe as data arrives (no child blocks on a full pipe) and
+//     calls on_result(i, result) when child i has ended, in the order children end;
+//   - a child that crashes or ends without answering gives an error saying how it ended;
+//   - while children run, SIGINT or SIGTERM kills them all; once they are reaped
+//     run_in_children throws Interrupted, and the program exits 128 + the signal
+//     (sim/app/command_line.hpp); a child also dies when its parent does, even by SIGKILL;
+//   - if on_result throws, the other children are killed and reaped before it propagates;
+//   - no temporary files: nothing is left on disk whatever happens.
+// Children leave through _exit, so they run no destructors the parent still owns (LibTorch,
+// open files). Fork before starting threads: a child gets only the calling one.
 #pragma once
 
+#include <cstddef>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,6 +37,26 @@ class ChildProcessError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// SIGINT or SIGTERM arrived while children ran; they are gone when this is thrown.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int signal);
+  int signal() const { return signal_; }
+  int exit_code() const { return 128 + signal_; }
+
+ private:
+  int signal_;
+};
+
+struct ChildResult {
+  std::string bytes;                 // what the task returned (when no error)
+  std::optional<std::string> error;  // the child's exception message, or how it ended
+};
+
+void run_in_children(std::size_t count, int jobs, const std::function<std::string(std::size_t)>& task,
+                     const std::function<void(std::size_t, ChildResult)>& on_result);
+
+// One task: returns its bytes, or throws ChildProcessError with the error.
 std::string run_in_child(const std::function<std::string()>& produce);
 
 // Packing for the bytes: a count then the records, a length then the text.
@@ -52,7 +83,9 @@ class ChildBytesReader {
   template <typename T>
   std::vector<T> records() {
     static_assert(std::is_trivially_copyable_v<T>);
-    std::vector<T> out(take_size());
+    const std::size_t count = take_size();
+    if (count > bytes_.size() / (sizeof(T) > 0 ? sizeof(T) : 1)) throw ChildProcessError("child process result is truncated");
+    std::vector<T> out(count);
     std::memcpy(static_cast<void*>(out.data()), take(out.size() * sizeof(T)).data(), out.size() * sizeof(T));
     return out;
   }

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "sim/app/child_process.hpp"
 #include "sim/config/config_error.hpp"
 
 namespace edgetwin {
@@ -24,6 +25,9 @@ int run_command_reporting_errors(const std::string& program, const std::function
                                  const std::function<std::optional<std::string>()>& more_input_errors) {
   try {
     return command();
+  } catch (const Interrupted& e) {
+    std::cerr << program << ": " << e.what() << '\n';
+    return e.exit_code();
   } catch (const ConfigError& e) {
     std::cerr << e.what() << '\n';
   } catch (const std::invalid_argument& e) {

@@ -36,12 +36,12 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--cache", o.base.cache, "Page cache at the start: cold or warm")
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
-  cmd->add_option("--jobs", o.jobs, "Processes simulating at once")->capture_default_str();
-  cmd->add_option("--window", o.window_batches,
+  cmd->add_option("--jobs", o.settings.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_option("--window", o.settings.window_batches,
                   "Batches simulated per epoch before extrapolating (0: whole epochs; docs/performance.md gives the "
                   "error)")
       ->capture_default_str();
-  cmd->add_option("--chunk-size", o.chunk_size, "Configurations simulated side by side in one engine")
+  cmd->add_option("--chunk-size", o.settings.chunk_size, "Configurations simulated side by side in one engine")
       ->capture_default_str();
   cmd->add_option("--csv", o.csv, "Write every configuration to this CSV file");
   cmd->add_option("--json", o.json, "Write every configuration to this JSON file");
@@ -116,22 +116,30 @@ void write_atomically(const std::string& path, const std::string& text) {
   std::filesystem::rename(partial, path);
 }
 
+// The figures a sweep writes per configuration, in the metric table's order.
+std::vector<const MetricSpec*> sweep_metrics() {
+  std::vector<const MetricSpec*> out;
+  for (const MetricSpec& m : epoch_metrics())
+    if (!m.sweep_format.empty()) out.push_back(&m);
+  return out;
+}
+
 std::string csv_text(const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result) {
-  std::string out =
-      "mode,cores,cpu_mhz,gpu_mhz,emc_mhz,workers,batch_size,storage,e2e_s,stall_s,compute_s,energy_j,base_energy_j,"
-      "incremental_energy_j,avg_power_w,peak_power_w,pareto,error\n";
+  const auto metrics = sweep_metrics();
+  std::string out = "mode,cores,cpu_mhz,gpu_mhz,emc_mhz,workers,batch_size,storage,";
+  for (const MetricSpec* m : metrics) out += fmt::format("{},", m->name);
+  out += "pareto,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const auto& p = r.point;
-    const auto& s = r.stats;
     out += fmt::format("{},{},{:.1f},{:.2f},{:.1f},{},{},{},", p.mode, p.point.cores, p.point.cpu_hz / 1e6,
                        p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
+    for (const MetricSpec* m : metrics)
+      out += (r.error.empty() && has_value(*m, r.stats) ? format_value(*m, r.stats, m->sweep_format) : "") + ",";
     if (r.error.empty())
-      out += fmt::format("{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.5g},{:.5g},{},\n", s.e2e_s, s.stall_s, s.compute_s,
-                         s.energy_j, s.base_energy_j, s.incremental_energy_j, s.avg_power_w, s.peak_power_w,
-                         front_of_result[i] ? 1 : 0);
+      out += fmt::format("{},\n", front_of_result[i] ? 1 : 0);
     else
-      out += fmt::format(",,,,,,,,0,\"{}\"\n", r.error.substr(0, r.error.find('\n')));
+      out += fmt::format("0,\"{}\"\n", r.error.substr(0, r.error.find('\n')));
   }
   return out;
 }
@@ -148,17 +156,16 @@ nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std
     if (!r.error.empty()) {
       j["error"] = r.error;
     } else {
-      const auto& s = r.stats;
-      j.update({{"e2e_s", s.e2e_s}, {"stall_s", s.stall_s}, {"compute_s", s.compute_s}, {"energy_j", s.energy_j},
-                {"base_energy_j", s.base_energy_j}, {"incremental_energy_j", s.incremental_energy_j},
-                {"avg_power_w", s.avg_power_w}, {"peak_power_w", s.peak_power_w}, {"pareto", front_of_result[i]}});
+      for (const MetricSpec* m : sweep_metrics())
+        j[m->name] = has_value(*m, r.stats) ? nlohmann::json(r.stats.*m->field) : nlohmann::json(nullptr);
+      j["pareto"] = front_of_result[i];
     }
     points.push_back(j);
   }
   return {{"device", in.device.name},
           {"workload", in.workload.name},
           {"estimated", in.workload.costs.provenance.is_estimate()},
-          {"window_batches", o.window_batches},
+          {"window_batches", o.settings.window_batches},
           {"epochs", o.base.epochs},
           {"points", points}};
 }
@@ -221,7 +228,9 @@ int run_sweep_command(const SweepOptions& o) {
                         fmt::format("{} has no [power] table, so --max-power and --energy-budget cannot be checked",
                                     in.device.name)}});
 
-  const auto results = run_sweep(in, o.base, points, {o.jobs, o.window_batches, o.chunk_size, !o.quiet});
+  SweepSettings settings = o.settings;
+  settings.progress = !o.quiet;
+  const auto results = run_sweep(in, o.base, points, settings);
   std::vector<std::size_t> valid;
   const auto tradeoff = tradeoffs(results, valid);
   if (valid.empty()) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/app/run_setup.hpp"
+#include "sim/app/sweep_runner.hpp"
 
 namespace CLI {
 class App;
@@ -21,9 +22,7 @@ struct SweepOptions {
   std::vector<int> workers;     // empty: the workload's
   std::vector<int> batch_sizes;
   std::vector<std::string> storages;
-  int jobs = 2;
-  std::int64_t window_batches = 200;
-  std::size_t chunk_size = 512;
+  SweepSettings settings;
   std::string csv;
   std::string json;
   std::string plot;

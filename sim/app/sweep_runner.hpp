@@ -3,9 +3,9 @@
 //
 // Contract: every point is validated like a single prediction; a point that cannot run (out
 // of memory, say) gets its error and no figures. Results come back in the points' order.
-// Each chunk runs in a forked child (one engine per process), at most `jobs` at a time, and
-// writes its results to a private temp file. stats is epoch 0 for one-epoch sweeps, else the
-// mean of epochs 1.. (the study averages epochs 1-5).
+// Each chunk runs in a forked child (one engine per process, sim/app/child_process.hpp), at
+// most `jobs` at a time, and sends its results back over a pipe. stats is epoch 0 for
+// one-epoch sweeps, else the mean of epochs 1.. (the study averages epochs 1-5).
 #pragma once
 
 #include <cstdint>

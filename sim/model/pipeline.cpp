@@ -1,6 +1,9 @@
 #include "sim/model/pipeline.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <utility>
 
 #include <simgrid/s4u.hpp>
 
@@ -10,7 +13,7 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   int epochs, EnergyMeter* energy, std::int64_t window_batches, bool dvfs)
+                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -18,50 +21,53 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       cache_(cache),
       sampler_(sampler),
       observer_(observer),
-      epochs_(epochs),
       energy_(energy),
       window_batches_(window_batches),
       dvfs_(dvfs),
-      workers_(static_cast<std::size_t>(loader.workers)) {
-  dispatch_completions_once();
-}
-
-// One engine-wide callback for every pipeline in the engine: SimGrid's completion signal is
-// global, so each activity's token names the pipeline it belongs to.
-void Pipeline::dispatch_completions_once() {
-  static bool connected = false;
-  if (connected) return;
-  connected = true;
-  sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
-    if (auto* token = activity.get_data<Token>()) token->owner->on_complete(*token);
-  });
-}
+      workers_(static_cast<std::size_t>(loader.workers)) {}
 
 double Pipeline::now() const { return sg4::Engine::get_clock(); }
 
-void Pipeline::start() {
-  epoch_ = 0;
+// ---- runs ---------------------------------------------------------------------------
+
+void Pipeline::run_epochs(int epochs, std::function<void()> done) {
+  start_run(epochs, std::numeric_limits<std::int64_t>::max(), std::move(done));
+}
+
+void Pipeline::run_steps(std::int64_t steps, std::function<void()> done) {
+  start_run(std::numeric_limits<int>::max(), steps, std::move(done));
+}
+
+void Pipeline::start_run(int epochs, std::int64_t steps, std::function<void()> done) {
+  if (running_) throw std::logic_error("Pipeline: run_epochs or run_steps while a run is under way");
+  if (epochs < 1 || steps < 1) throw std::logic_error("Pipeline: a run needs at least one epoch and one step");
+  running_ = true;
+  epochs_left_ = epochs;
+  steps_left_ = steps;
+  done_ = std::move(done);
   start_epoch();
 }
 
 // ---- epochs -------------------------------------------------------------------------
 
 void Pipeline::start_epoch() {
-  epoch_running_ = true;
   epoch_start_s_ = now();
   cpu_cycles_ = 0;
   long_idle_s_ = 0;
   last_step_end_s_ = epoch_start_s_;
   if (energy_ != nullptr) energy_->start_epoch(epoch_start_s_);
-  observer_.on_epoch_start(epoch_, epoch_start_s_);
 
   order_ = &sampler_.order(epoch_);
   const std::int64_t samples = dataset_.samples;
   const std::int64_t size = loader_.batch_size;
   batches_in_epoch_ = loader_.drop_last ? samples / size : (samples + size - 1) / size;
-  const std::int64_t count = window_batches_ > 0 ? std::min(window_batches_, batches_in_epoch_) : batches_in_epoch_;
   full_batch_work_ = work_.batch(static_cast<int>(size));
   last_batch_work_ = work_.batch(static_cast<int>(samples - (batches_in_epoch_ - 1) * size));
+  // A run of S steps stops its last iterator after the remaining steps: that iterator is
+  // then that many batches long, with nothing left to extrapolate.
+  batches_in_epoch_ = std::min(batches_in_epoch_, steps_left_);
+  const std::int64_t count = window_batches_ > 0 ? std::min(window_batches_, batches_in_epoch_) : batches_in_epoch_;
+  observer_.on_epoch_start({epoch_, epoch_start_s_, batches_in_epoch_, count});
   auto& list = batches();
   list.assign(static_cast<std::size_t>(count), Batch{});
   for (std::int64_t i = 0; i < count; ++i) {
@@ -81,7 +87,8 @@ void Pipeline::start_epoch() {
     begin_loading(0, -1);
     return;
   }
-  const bool start_workers = (epoch_ == 0 || !loader_.persistent_workers) && work_.worker_startup_cycles() > 0;
+  const bool start_workers = (!workers_started_ || !loader_.persistent_workers) && work_.worker_startup_cycles() > 0;
+  workers_started_ = true;
   for (int w = 0; w < loader_.workers; ++w) {
     workers_[w] = Worker{};
     workers_[w].starting = start_workers;
@@ -113,12 +120,18 @@ void Pipeline::finish_epoch() {
     record.base_energy_j = e.base_energy_j;
     record.peak_power_w = e.peak_power_w;
   }
-  epoch_running_ = false;
   observer_.on_epoch_end(record);
-  if (epoch_ + 1 < epochs_) {
-    ++epoch_;
+  ++epoch_;
+  ++epochs_done_;
+  steps_done_ += record.batches_simulated;
+  --epochs_left_;
+  steps_left_ -= record.batches_simulated;
+  if (epochs_left_ > 0 && steps_left_ > 0) {
     start_epoch();
+    return;
   }
+  running_ = false;
+  if (done_) std::exchange(done_, {})();
 }
 
 // ---- workers ------------------------------------------------------------------------
@@ -319,7 +332,7 @@ void Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* ho
   token.exec->set_flops_amount(amount);
   if (threads > 1) token.exec->set_thread_count(threads);
   token.exec->set_host(host);
-  token.exec->set_data(&token);
+  attach(*token.exec, token);
   token.exec->start();
 }
 

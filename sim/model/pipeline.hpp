@@ -13,19 +13,29 @@
 //     step ending when both are done; on CPU-only devices the step runs on all cores;
 //   - w = 0: the trainer loads each batch itself, then computes, with no overlap;
 //   - non-persistent workers are started anew every epoch (persistent: epoch 0 only).
-// No actors: every activity is started from the completion of another (the sliding
-// window of simgrid-notes.md), so the cost is linear in batches and memory is bounded by
-// the activities in flight plus one record per batch of the current epoch. Several
-// pipelines (devices) can share one engine: each activity carries its owner.
+// Driven from outside: run_epochs(E) or run_steps(S) trains from the current state and calls
+// `done` when the last step ends; the pipeline then idles, keeping its state (the page cache,
+// the sampler's epoch count, persistent workers, the energy meter), until it is told to run
+// again. A federated client trains E local epochs, idles until the next round, and trains
+// on. run_steps(S) is a training loop that breaks after S steps, as FL clients do: each pass
+// over the loader is a new iterator (new shuffle, workers started unless persistent), the
+// last one stopped after the remaining steps, with no index handed out past them.
+// No actors: every activity is started from the completion of another (a sliding window,
+// docs/simgrid.md), so the cost is linear in batches and memory is bounded by the
+// activities in flight plus one record per batch of the current epoch. Several pipelines
+// (devices) share one engine: each activity carries a token that completes it
+// (sim/model/activity_completion.hpp).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include <simgrid/s4u/Exec.hpp>
 
 #include "sim/config/specs.hpp"
+#include "sim/model/activity_completion.hpp"
 #include "sim/model/energy_meter.hpp"
 #include "sim/model/page_cache.hpp"
 #include "sim/model/pipeline_observer.hpp"
@@ -38,24 +48,31 @@ namespace edgetwin {
 class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
-           PageCache* cache, Sampler& sampler, PipelineObserver& observer, int epochs,
-           EnergyMeter* energy = nullptr, std::int64_t window_batches = 0, bool dvfs = false);
+           PageCache* cache, Sampler& sampler, PipelineObserver& observer, EnergyMeter* energy = nullptr,
+           std::int64_t window_batches = 0, bool dvfs = false);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // Starts epoch 0; call before Engine::run(). The pipeline must outlive the run.
-  void start();
-  int epochs_done() const { return epoch_ + (epoch_running_ ? 0 : 1); }
+  // Trains `epochs` more whole epochs (`steps` more steps) from now, then calls `done`, at the
+  // simulated time the last step ends. Only while idle (not running()); call before
+  // Engine::run() or from inside the engine (a completion, a timer, another `done`). The
+  // pipeline must outlive the run.
+  void run_epochs(int epochs, std::function<void()> done = {});
+  void run_steps(std::int64_t steps, std::function<void()> done = {});
+  bool running() const { return running_; }
+  int epochs_done() const { return epochs_done_; }  // iterators finished, a truncated one included
+  std::int64_t steps_done() const { return steps_done_; }
 
  private:
   enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, gpu_step, launch, cpu_step };
-  struct Token {
-    Pipeline* owner;
-    Stage stage;
-    std::int64_t batch;
-    int worker;
-    double started_s;
+  struct Token final : ActivityCompletion {
+    Pipeline* owner = nullptr;
+    Stage stage = Stage::worker_startup;
+    std::int64_t batch = 0;
+    int worker = 0;
+    double started_s = 0;
     simgrid::s4u::ExecPtr exec;
+    void on_complete(const simgrid::s4u::Activity& /*activity*/) override { owner->on_complete(*this); }
   };
   struct Batch {
     BatchRecord record;
@@ -71,6 +88,7 @@ class Pipeline {
     bool starting = false;
   };
 
+  void start_run(int epochs, std::int64_t steps, std::function<void()> done);
   void start_epoch();
   void finish_epoch();
   void dispatch(std::int64_t batch);
@@ -83,7 +101,6 @@ class Pipeline {
   void start_step(std::int64_t batch);
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
-  static void dispatch_completions_once();
 
   void launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
   Token& acquire_token();
@@ -97,7 +114,6 @@ class Pipeline {
   PageCache* cache_;
   Sampler& sampler_;
   PipelineObserver& observer_;
-  int epochs_;
   EnergyMeter* energy_;
   std::int64_t window_batches_;
   bool dvfs_;
@@ -108,8 +124,16 @@ class Pipeline {
   double long_idle_s_ = 0;  // this epoch's gaps between steps longer than the sampling period
   std::int64_t batches_in_epoch_ = 0;
 
-  int epoch_ = 0;
-  bool epoch_running_ = false;
+  // What the current run_epochs / run_steps still has to do.
+  bool running_ = false;
+  int epochs_left_ = 0;
+  std::int64_t steps_left_ = 0;
+  std::function<void()> done_;
+  int epochs_done_ = 0;
+  std::int64_t steps_done_ = 0;
+  bool workers_started_ = false;  // persistent workers, once started, stay up between runs
+
+  int epoch_ = 0;  // the sampler's epoch of the current (or next) iterator
   double epoch_start_s_ = 0;
   double cpu_cycles_ = 0;
   const std::vector<std::int64_t>* order_ = nullptr;  // the sampler's, valid for the epoch

@@ -31,6 +31,15 @@ struct BatchRecord {
   double energy_j = 0;           // device energy since the epoch began, at compute_end_s (with power data)
 };
 
+// What an epoch is about to be: its number in the sampler, when it starts, its full length and
+// how many of its batches will be simulated (fewer when a run simulates a window of each epoch).
+struct EpochStart {
+  int epoch = 0;
+  double time_s = 0;
+  std::int64_t batches_in_epoch = 0;
+  std::int64_t batches_planned = 0;
+};
+
 struct EpochRecord {
   int epoch = 0;
   std::int64_t batches_in_epoch = 0;   // the epoch's full length
@@ -48,7 +57,7 @@ struct EpochRecord {
 class PipelineObserver {
  public:
   virtual ~PipelineObserver() = default;
-  virtual void on_epoch_start(int epoch, double time_s) { (void)epoch, (void)time_s; }
+  virtual void on_epoch_start(const EpochStart& start) { (void)start; }
   virtual void on_batch_done(const BatchRecord& batch) = 0;
   virtual void on_epoch_end(const EpochRecord& epoch) = 0;
 };

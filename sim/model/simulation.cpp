@@ -3,18 +3,15 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
 #include "sim/config/config_error.hpp"
-#include "sim/model/energy_meter.hpp"
-#include "sim/model/page_cache.hpp"
-#include "sim/model/pipeline.hpp"
-#include "sim/model/platform.hpp"
+#include "sim/model/engine_session.hpp"
 #include "sim/model/sampler.hpp"
+#include "sim/model/training_device.hpp"
 #include "sim/model/work_model.hpp"
 
 namespace edgetwin {
@@ -24,8 +21,8 @@ namespace {
 class ObserverFanout : public PipelineObserver {
  public:
   explicit ObserverFanout(const std::vector<PipelineObserver*>& observers) : observers_(observers) {}
-  void on_epoch_start(int epoch, double time_s) override {
-    for (auto* o : observers_) o->on_epoch_start(epoch, time_s);
+  void on_epoch_start(const EpochStart& start) override {
+    for (auto* o : observers_) o->on_epoch_start(start);
   }
   void on_batch_done(const BatchRecord& batch) override {
     for (auto* o : observers_) o->on_batch_done(batch);
@@ -38,37 +35,7 @@ class ObserverFanout : public PipelineObserver {
   const std::vector<PipelineObserver*>& observers_;
 };
 
-bool engine_created = false;
-
 }  // namespace
-
-// What one member needs while the engine runs; built after the engine exists.
-struct Simulation::Running {
-  Running(const Member& m, simgrid::s4u::NetZone* root, std::size_t index, Sampler& sampler)
-      : storage(m.device.storage[m.storage_index]),
-        platform(m.device, storage, root, root == nullptr ? std::string() : fmt::format("m{}", index),
-                 m.run.pstate_per_step),
-        work(m.device, m.workload, storage),
-        fanout(m.observers) {
-    if (platform.has_energy()) energy = std::make_unique<EnergyMeter>(platform);
-    if (m.workload.dataset.layout == DatasetLayout::file_per_sample) {
-      cache = std::make_unique<PageCache>(m.workload.dataset.samples, m.workload.dataset.sample_bytes,
-                                          m.cache_capacity_bytes);
-      if (m.run.cache == CacheStart::warm) cache->fill_in_order();
-    }
-    pipeline = std::make_unique<Pipeline>(platform, work, m.workload.dataset, m.run.loader, cache.get(), sampler,
-                                          fanout, m.run.epochs, energy.get(), m.run.window_batches,
-                                          m.run.dvfs);
-  }
-
-  const StorageSpec& storage;
-  Platform platform;
-  WorkModel work;
-  ObserverFanout fanout;
-  std::unique_ptr<EnergyMeter> energy;
-  std::unique_ptr<PageCache> cache;
-  std::unique_ptr<Pipeline> pipeline;
-};
 
 Simulation::Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run) {
   add_member(std::move(device), std::move(workload), std::move(run));
@@ -117,35 +84,28 @@ void Simulation::check_model_inputs(const Member& m) {
 }
 
 void Simulation::run() {
-  if (engine_created) throw std::logic_error("SimGrid allows one simulation per process");
-  engine_created = true;
-
-  int argc = 2;
-  char name[] = "edgetwin";
-  char quiet[] = "--log=root.thres:critical";
-  char* argv[] = {name, quiet, nullptr};
-  simgrid::s4u::Engine engine(&argc, argv);
-  for (const auto& m : members_)
-    if (m.device.power) {
-      Platform::enable_energy_accounting();
-      break;
-    }
+  bool energy = false;
+  for (const auto& m : members_) energy = energy || m.device.power.has_value();
+  EngineSession session(energy);
 
   // A lone member's zone is the root; several members each get a zone under a common root.
   simgrid::s4u::NetZone* root = members_.size() > 1 ? simgrid::s4u::create_empty_zone("members") : nullptr;
   // Members reading the same dataset in the same order share one sampler (and its memory).
   std::map<std::tuple<std::int64_t, bool, std::uint64_t>, Sampler> samplers;
-  std::deque<Running> running;
+  std::deque<ObserverFanout> fanouts;
+  std::deque<TrainingDevice> devices;
   for (std::size_t i = 0; i < members_.size(); ++i) {
     const Member& m = members_[i];
     const auto key = std::make_tuple(m.workload.dataset.samples, m.run.loader.shuffle, m.run.seed);
     auto [it, fresh] = samplers.try_emplace(key, m.workload.dataset.samples, m.run.loader.shuffle, m.run.seed,
                                             members_.size() > 1);
-    running.emplace_back(m, root, i, it->second);
+    fanouts.emplace_back(m.observers);
+    devices.emplace_back(m.device, storage(i), m.workload, m.run, m.cache_capacity_bytes, it->second, fanouts.back(),
+                         root, root == nullptr ? std::string() : fmt::format("m{}", i));
   }
   if (root != nullptr) root->seal();
-  for (auto& r : running) r.pipeline->start();
-  engine.run();
+  for (std::size_t i = 0; i < members_.size(); ++i) devices[i].pipeline().run_epochs(members_[i].run.epochs);
+  session.run();
 }
 
 }  // namespace edgetwin

@@ -40,8 +40,6 @@ class Simulation {
     double cache_capacity_bytes = 0;
     std::vector<PipelineObserver*> observers;
   };
-  struct Running;
-
   static void check_model_inputs(const Member& member);
 
   std::vector<Member> members_;

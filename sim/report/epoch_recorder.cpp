@@ -1,43 +1,81 @@
 #include "sim/report/epoch_recorder.hpp"
 
-namespace edgetwin {
+#include <cstddef>
+#include <vector>
 
-void EpochRecorder::on_epoch_start(int epoch, double /*time_s*/) {
-  current_ = EpochStats{};
-  current_.epoch = epoch;
-  hits_ = 0;
-  reads_ = 0;
-  gpu_busy_s_ = 0;
+namespace edgetwin {
+namespace {
+
+// The terms figures accrue, with their place in EpochRecorder::Terms: listed once, so the
+// per-batch loop visits only terms that exist.
+struct ActiveTerm {
+  std::size_t slot;
+  BatchTerm term;
+};
+
+const std::vector<ActiveTerm>& active_terms() {
+  static const std::vector<ActiveTerm> terms = [] {
+    std::vector<ActiveTerm> out;
+    const auto metrics = epoch_metrics();
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      if (metrics[m].term.kind != BatchTerm::Kind::none) out.push_back({2 * m, metrics[m].term});
+      if (metrics[m].denominator.kind != BatchTerm::Kind::none) out.push_back({2 * m + 1, metrics[m].denominator});
+    }
+    return out;
+  }();
+  return terms;
+}
+
+}  // namespace
+
+void EpochRecorder::on_epoch_start(const EpochStart& start) {
+  epoch_start_s_ = start.time_s;
+  terms_.fill(0);
+  const std::int64_t window = start.batches_planned;
+  const bool extended = window < start.batches_in_epoch && window >= 4;
+  from_ = extended ? window / 4 : -1;
+  to_ = extended ? 3 * window / 4 : -1;
 }
 
 void EpochRecorder::on_batch_done(const BatchRecord& batch) {
-  current_.stall_s += batch.on_device_s - batch.trainer_idle_since_s;
-  current_.compute_s += batch.compute_end_s - batch.on_device_s;
-  current_.fetch_s += batch.fetch_s;
-  current_.preprocess_s += batch.preprocess_s;
-  current_.disk_bytes_read += batch.disk_bytes;
-  hits_ += batch.cache_hits;
-  reads_ += batch.cache_hits + batch.cache_misses;
-  gpu_busy_s_ += batch.gpu_busy_s;
-  ++current_.batches;
+  for (const ActiveTerm& t : active_terms()) {
+    const double value = t.term.value(batch, epoch_start_s_);
+    if (t.term.kind == BatchTerm::Kind::sum) terms_[t.slot] += value;
+    else terms_[t.slot] = value;
+  }
+  if (batch.index + 1 == from_) at_from_ = terms_;
+  if (batch.index + 1 == to_) at_to_ = terms_;
 }
 
 void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
-  current_.e2e_s = epoch.end_s - epoch.start_s;
-  current_.cache_hit_ratio = reads_ > 0 ? static_cast<double>(hits_) / static_cast<double>(reads_) : 0.0;
-  if (current_.e2e_s > 0) {
-    current_.cpu_util = epoch.cpu_busy_core_s / (epoch.cpu_cores * current_.e2e_s);
-    current_.gpu_util = gpu_busy_s_ / current_.e2e_s;
+  if (from_ < 0) {
+    epochs_.push_back(finish(epoch, terms_, false));
+    return;
   }
-  current_.has_energy = epoch.has_energy;
-  if (epoch.has_energy) {
-    current_.energy_j = epoch.energy_j;
-    current_.base_energy_j = epoch.base_energy_j;
-    current_.incremental_energy_j = epoch.energy_j - epoch.base_energy_j;
-    current_.avg_power_w = current_.e2e_s > 0 ? epoch.energy_j / current_.e2e_s : 0.0;
-    current_.peak_power_w = epoch.peak_power_w;
+  const double factor = static_cast<double>(epoch.batches_in_epoch - to_) / static_cast<double>(to_ - from_);
+  Terms extended{};
+  for (std::size_t i = 0; i < extended.size(); ++i) extended[i] = at_to_[i] + factor * (at_to_[i] - at_from_[i]);
+  epochs_.push_back(finish(epoch, extended, true));
+}
+
+EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, bool extended) const {
+  EpochStats s;
+  s.epoch = epoch.epoch;
+  s.has_energy = epoch.has_energy;
+  const auto metrics = epoch_metrics();
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const MetricSpec& metric = metrics[m];
+    if (metric.denominator.kind != BatchTerm::Kind::none)
+      s.*metric.field = metric::share(terms[2 * m], terms[2 * m + 1]);
+    else if (metric.term.kind != BatchTerm::Kind::none)
+      s.*metric.field = terms[2 * m];
   }
-  epochs_.push_back(current_);
+  const EpochEnd end{epoch, extended};
+  for (const MetricSpec& metric : metrics) {
+    if (metric.needs_power && !epoch.has_energy) continue;
+    if (metric.derived != nullptr) s.*metric.field = metric.derived(s, end);
+  }
+  return s;
 }
 
 }  // namespace edgetwin

@@ -1,58 +1,46 @@
-// Aggregates the pipeline's batch records into the per-epoch figures edgetwin reports.
+// Turns the pipeline's batch records into the per-epoch figures of
+// sim/report/epoch_metrics.hpp, for whole epochs and for windows of them.
 //
-// Definitions (the Jetson study's, seeds/000):
-//   e2e_s        first index handed out (or first load) to the end of the last step
-//   stall_s      sum over batches of (batch on the device - trainer began waiting); the
-//                trainer is always either waiting or stepping, so e2e = stall + compute
-//   compute_s    sum over batches of (step end - batch on the device)
-//   fetch_s      sum over batches of I/O time + the fetch part of the loader's CPU time
-//   preprocess_s sum over batches of preprocess + collate time (summed over workers, so
-//                with w > 1 fetch_s + preprocess_s can exceed e2e_s)
-//   cache_hit_ratio  samples served from RAM / samples read (1 for in-RAM datasets)
-//   cpu_util     CPU work of the epoch / (cores x e2e); gpu_util  GPU busy / e2e
-//   energy_j     sum of power x dt over the epoch (base + incremental); avg_power_w =
-//                energy / e2e; peak_power_w the highest ~1 s average
+// Contract: each figure accrues over the epoch's batches as its declaration says. When the
+// pipeline simulated only the first W of an epoch's N batches (RunConfig::window_batches),
+// every accrued term T is extended at its rate over the window's middle half, a = W/4 to
+// b = 3W/4, which is past the pipeline's start-up and before the window's tail (where workers
+// run out of batches and stop competing for cores):
+//     T(N) = T(b) + (N - b) x (T(b) - T(a)) / (b - a),
+// and derived figures are computed from the extended terms. Both ends must be longer than
+// the prefetch depth (prefetch_factor x workers): the sweep makes W at least 4 x (that + 1).
+// With W >= N (or W < 4) the figures are those of the simulated batches. docs/performance.md
+// measures the extension's error.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "sim/model/pipeline_observer.hpp"
+#include "sim/report/epoch_metrics.hpp"
 
 namespace edgetwin {
 
-struct EpochStats {
-  int epoch = 0;
-  double e2e_s = 0;
-  double stall_s = 0;
-  double compute_s = 0;
-  double fetch_s = 0;
-  double preprocess_s = 0;
-  double cache_hit_ratio = 0;
-  double disk_bytes_read = 0;
-  double cpu_util = 0;
-  double gpu_util = 0;
-  std::int64_t batches = 0;
-  bool has_energy = false;          // false: the device has no [power] table
-  double energy_j = 0;
-  double base_energy_j = 0;         // idle power at the operating point x e2e
-  double incremental_energy_j = 0;  // what training adds on top
-  double avg_power_w = 0;
-  double peak_power_w = 0;
-};
-
 class EpochRecorder : public PipelineObserver {
  public:
-  void on_epoch_start(int epoch, double time_s) override;
+  void on_epoch_start(const EpochStart& start) override;
   void on_batch_done(const BatchRecord& batch) override;
   void on_epoch_end(const EpochRecord& epoch) override;
   const std::vector<EpochStats>& epochs() const { return epochs_; }
 
  private:
-  EpochStats current_;
-  std::int64_t hits_ = 0;
-  std::int64_t reads_ = 0;
-  double gpu_busy_s_ = 0;
+  // Two accrued terms per figure (a ratio's numerator and denominator).
+  using Terms = std::array<double, 2 * 32>;
+
+  EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended) const;
+
+  double epoch_start_s_ = 0;
+  std::int64_t from_ = -1;  // the window's middle half, [from_, to_) in batches; -1: not extended
+  std::int64_t to_ = -1;
+  Terms terms_{};
+  Terms at_from_{};
+  Terms at_to_{};
   std::vector<EpochStats> epochs_;
 };
 

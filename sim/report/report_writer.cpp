@@ -1,5 +1,7 @@
 #include "sim/report/report_writer.hpp"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
@@ -29,25 +31,14 @@ nlohmann::json config_json(const RunReport& report) {
           {"page_cache_capacity_bytes", report.page_cache_capacity_bytes}};
 }
 
-nlohmann::json energy_value(const EpochStats& e, double value) { return e.has_energy ? nlohmann::json(value) : nullptr; }
-
 nlohmann::json epoch_json(const EpochStats& e) {
-  return {{"epoch", e.epoch},
-          {"e2e_s", e.e2e_s},
-          {"stall_s", e.stall_s},
-          {"compute_s", e.compute_s},
-          {"fetch_s", e.fetch_s},
-          {"preprocess_s", e.preprocess_s},
-          {"cache_hit_ratio", e.cache_hit_ratio},
-          {"disk_bytes_read", e.disk_bytes_read},
-          {"cpu_util", e.cpu_util},
-          {"gpu_util", e.gpu_util},
-          {"batches", e.batches},
-          {"energy_j", energy_value(e, e.energy_j)},
-          {"base_energy_j", energy_value(e, e.base_energy_j)},
-          {"incremental_energy_j", energy_value(e, e.incremental_energy_j)},
-          {"avg_power_w", energy_value(e, e.avg_power_w)},
-          {"peak_power_w", energy_value(e, e.peak_power_w)}};
+  nlohmann::json doc = {{"epoch", e.epoch}};
+  for (const MetricSpec& m : epoch_metrics()) {
+    if (!has_value(m, e)) doc[m.name] = nullptr;
+    else if (m.is_count) doc[m.name] = static_cast<std::int64_t>(e.*m.field);
+    else doc[m.name] = e.*m.field;
+  }
+  return doc;
 }
 
 void write_json(std::ostream& out, const RunReport& report) {
@@ -62,19 +53,30 @@ void write_json(std::ostream& out, const RunReport& report) {
 }
 
 void write_csv(std::ostream& out, const RunReport& report) {
-  fmt::print(out,
-             "epoch,e2e_s,stall_s,compute_s,fetch_s,preprocess_s,cache_hit_ratio,disk_bytes_read,cpu_util,gpu_util,"
-             "batches,energy_j,base_energy_j,incremental_energy_j,avg_power_w,peak_power_w\n");
+  std::string text = "epoch";
+  for (const MetricSpec& m : epoch_metrics()) text += fmt::format(",{}", m.name);
+  text += '\n';
   for (const auto& e : report.epochs) {
-    fmt::print(out, "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6f},{:.0f},{:.6f},{:.6f},{}", e.epoch, e.e2e_s,
-               e.stall_s, e.compute_s, e.fetch_s, e.preprocess_s, e.cache_hit_ratio, e.disk_bytes_read, e.cpu_util,
-               e.gpu_util, e.batches);
-    if (e.has_energy)
-      fmt::print(out, ",{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", e.energy_j, e.base_energy_j, e.incremental_energy_j,
-                 e.avg_power_w, e.peak_power_w);
-    else
-      fmt::print(out, ",,,,,\n");
+    text += fmt::format("{}", e.epoch);
+    for (const MetricSpec& m : epoch_metrics())
+      text += "," + (has_value(m, e) ? format_value(m, e, m.csv_format) : std::string());
+    text += '\n';
   }
+  out << text;
+}
+
+// The table's columns: every figure with a column, those needing power only when there is any.
+std::vector<const MetricSpec*> table_columns(bool energy) {
+  std::vector<const MetricSpec*> columns;
+  for (const MetricSpec& m : epoch_metrics())
+    if (!m.table.header.empty() && (energy || !m.needs_power)) columns.push_back(&m);
+  return columns;
+}
+
+std::string table_cell(const MetricSpec& m, const EpochStats& e) {
+  const double shown = e.*m.field * m.table.scale;
+  if (m.is_count) return fmt::format(" {:>{}}", static_cast<std::int64_t>(shown), m.table.width);
+  return fmt::format(" {:>{}.{}f}", shown, m.table.width, m.table.precision);
 }
 
 void write_table(std::ostream& out, const RunReport& report) {
@@ -90,17 +92,13 @@ void write_table(std::ostream& out, const RunReport& report) {
   if (p.emc_hz > 0) fmt::print(out, ", EMC {:.1f} MHz", p.emc_hz / 1e6);
   fmt::print(out, "\n");
   const bool energy = !report.epochs.empty() && report.epochs.front().has_energy;
-  fmt::print(out, "\n{:>5} {:>10} {:>10} {:>10} {:>10} {:>13} {:>6} {:>10} {:>5} {:>5} {:>8}", "epoch", "e2e_s",
-             "stall_s", "compute_s", "fetch_s", "preprocess_s", "hit", "disk_MB", "cpu%", "gpu%", "batches");
-  if (energy) fmt::print(out, " {:>10} {:>10} {:>7} {:>7}", "energy_J", "base_J", "avg_W", "peak_W");
+  const auto columns = table_columns(energy);
+  fmt::print(out, "\n{:>5}", "epoch");
+  for (const MetricSpec* m : columns) fmt::print(out, " {:>{}}", m->table.header, m->table.width);
   fmt::print(out, "\n");
   for (const auto& e : report.epochs) {
-    fmt::print(out, "{:>5} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>13.3f} {:>6.3f} {:>10.1f} {:>5.0f} {:>5.0f} {:>8}",
-               e.epoch, e.e2e_s, e.stall_s, e.compute_s, e.fetch_s, e.preprocess_s, e.cache_hit_ratio,
-               e.disk_bytes_read / 1e6, 100 * e.cpu_util, 100 * e.gpu_util, e.batches);
-    if (energy)
-      fmt::print(out, " {:>10.1f} {:>10.1f} {:>7.2f} {:>7.2f}", e.energy_j, e.base_energy_j, e.avg_power_w,
-                 e.peak_power_w);
+    fmt::print(out, "{:>5}", e.epoch);
+    for (const MetricSpec* m : columns) fmt::print(out, "{}", table_cell(*m, e));
     fmt::print(out, "\n");
   }
   if (report.estimates.empty()) return;

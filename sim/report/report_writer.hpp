@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/config/specs.hpp"
-#include "sim/report/epoch_recorder.hpp"
+#include "sim/report/epoch_metrics.hpp"
 
 namespace edgetwin {
 

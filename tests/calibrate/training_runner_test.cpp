@@ -30,7 +30,7 @@ class TrainingRunner : public ::testing::Test {
     spec.model = "lenet5";
     spec.format = DatasetFormat::mnist;
     spec.dataset_dir = dir_->path() / "mnist";
-    spec.workers = workers;
+    spec.loader.workers = workers;
     spec.epochs = 2;
     return spec;
   }
@@ -84,7 +84,7 @@ TEST_F(TrainingRunner, SequentialRunWaitsForItsOwnLoading) {
 TEST_F(TrainingRunner, RepeatFirstBatchMeasuresStepsOnly) {
   RunSpec spec = lenet_spec(0);
   spec.epochs = 1;
-  spec.batch_size = 32;
+  spec.loader.batch_size = 32;
   spec.input = InputMode::repeat_first_batch;
   spec.max_batches_per_epoch = 5;
   const RunResult result = run_training(spec);
@@ -133,7 +133,7 @@ TEST_F(TrainingRunner, ResidencyIsMeasuredWhenAsked) {
 
 TEST_F(TrainingRunner, BadSpecListsEveryProblem) {
   RunSpec spec = lenet_spec(0);
-  spec.batch_size = 0;
+  spec.loader.batch_size = 0;
   spec.epochs = 0;
   spec.device = "tpu";
   try {

@@ -14,7 +14,9 @@ void InvariantObserver::fail(const std::string& what) {
   if (failures_.size() < 2000) failures_ += what + "\n";
 }
 
-void InvariantObserver::on_epoch_start(int epoch, double time_s) {
+void InvariantObserver::on_epoch_start(const EpochStart& start) {
+  const int epoch = start.epoch;
+  const double time_s = start.time_s;
   seen_.assign(static_cast<std::size_t>(samples_), 0);
   consumed_s_.clear();
   expected_index_ = 0;

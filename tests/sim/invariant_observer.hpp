@@ -15,7 +15,7 @@ namespace edgetwin::test {
 class InvariantObserver : public PipelineObserver {
  public:
   InvariantObserver(std::int64_t samples, const LoaderSpec& loader);
-  void on_epoch_start(int epoch, double time_s) override;
+  void on_epoch_start(const EpochStart& start) override;
   void on_batch_done(const BatchRecord& batch) override;
   void on_epoch_end(const EpochRecord& epoch) override;
   const std::string& failures() const { return failures_; }

@@ -32,9 +32,9 @@ inline std::vector<ComparisonPoint> points_from_report(const nlohmann::json& rep
     const auto& j = c.at("config");
     GridConfig g;
     g.name = j.at("name");
-    g.workers = j.at("workers");
-    g.batch_size = j.at("batch_size");
-    g.prefetch_factor = j.at("prefetch_factor");
+    g.loader.workers = j.at("workers");
+    g.loader.batch_size = j.at("batch_size");
+    g.loader.prefetch_factor = j.at("prefetch_factor");
     g.cache = j.at("cache") == "cold" ? CacheState::cold : CacheState::warm;
     g.cores = j.at("cores");
     g.balloon_bytes = j.at("balloon_bytes");
@@ -59,7 +59,7 @@ inline std::vector<ComparisonPoint> points_from_report(const nlohmann::json& rep
 inline std::vector<ComparisonPoint> ignoring_workers(std::vector<ComparisonPoint> points) {
   for (auto& p : points) {
     for (const auto& q : points) {
-      if (q.config.workers == 0 && q.epoch == p.epoch && q.config.batch_size == p.config.batch_size &&
+      if (q.config.loader.workers == 0 && q.epoch == p.epoch && q.config.loader.batch_size == p.config.loader.batch_size &&
           q.config.cache == p.config.cache && q.config.cores == p.config.cores) {
         p.predicted.e2e_s = q.predicted.e2e_s;
       }

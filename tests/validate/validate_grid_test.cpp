@@ -37,13 +37,13 @@ TEST(ValidationGrid, ConfigurationsInheritDefaultsAndOverrideThem) {
   EXPECT_EQ(grid.max_samples, 500);
   EXPECT_EQ(grid.seed, 9u);
   ASSERT_EQ(grid.configs.size(), 2u);
-  EXPECT_EQ(grid.configs[0].batch_size, 32);
-  EXPECT_EQ(grid.configs[0].workers, 1);
+  EXPECT_EQ(grid.configs[0].loader.batch_size, 32);
+  EXPECT_EQ(grid.configs[0].loader.workers, 1);
   EXPECT_EQ(grid.configs[0].cache, CacheState::warm);  // the default
   EXPECT_FALSE(grid.configs[0].has_balloon());
-  EXPECT_EQ(grid.configs[1].batch_size, 32);
-  EXPECT_EQ(grid.configs[1].workers, 4);
-  EXPECT_EQ(grid.configs[1].prefetch_factor, 1);
+  EXPECT_EQ(grid.configs[1].loader.batch_size, 32);
+  EXPECT_EQ(grid.configs[1].loader.workers, 4);
+  EXPECT_EQ(grid.configs[1].loader.prefetch_factor, 1);
   EXPECT_EQ(grid.configs[1].cache, CacheState::cold);
   EXPECT_EQ(grid.configs[1].cores, 1);
   ASSERT_TRUE(grid.configs[1].balloon_leave_dataset_fraction);
@@ -129,8 +129,8 @@ TEST(CalibrationOverlap, OnlyTheCalibratedSequentialConfigurationOverlaps) {
   auto config = [](std::string name, int workers, int batch, int cores, double balloon) {
     GridConfig c;
     c.name = std::move(name);
-    c.workers = workers;
-    c.batch_size = batch;
+    c.loader.workers = workers;
+    c.loader.batch_size = batch;
     c.cores = cores;
     c.balloon_bytes = balloon;
     return c;

@@ -25,7 +25,7 @@ ValidationReport small_report() {
   for (int workers : {0, 2}) {
     ConfigMeasurements m;
     m.config.name = "w" + std::to_string(workers);
-    m.config.workers = workers;
+    m.config.loader.workers = workers;
     for (double e2e : {4.0, 4.2, 3.9}) {
       MeasuredRun run;
       run.epochs = {MeasuredEpoch{e2e, 0.5, e2e - 0.5, 0.25, 500}, MeasuredEpoch{e2e * 0.9, 0.4, e2e * 0.9 - 0.4, 0.5, 500}};

@@ -110,8 +110,8 @@ TEST(PreparePrediction, TheRunsFactsReplaceTheWorkloadAndDeviceFiles) {
   RunRequest request;  // host-x86-2core, lenet-mnist
   GridConfig config;
   config.name = "w2-b32-1core";
-  config.workers = 2;
-  config.batch_size = 32;
+  config.loader.workers = 2;
+  config.loader.batch_size = 32;
   config.cores = 1;
   const DatasetFacts facts{16000, 785, 47'000'000, false};
   const PreparedRun plain = prepare_prediction(request, config, {facts, 0, std::nullopt});

@@ -12,8 +12,8 @@ namespace {
 GridConfig config(const std::string& name, int workers) {
   GridConfig c;
   c.name = name;
-  c.workers = workers;
-  c.batch_size = 32;
+  c.loader.workers = workers;
+  c.loader.batch_size = 32;
   return c;
 }
 
