@@ -73,6 +73,7 @@ void read_configs(TomlReader& reader, GridSpec& grid, const HostLimits& limits) 
   std::set<std::string> names;
   for (const std::string& table : reader.table_array("config", Presence::required)) {
     GridConfig c = defaults;
+    c.table = table;
     if (reader.read_string(table + ".name", c.name, Presence::required)) {
       if (!is_plain_name(c.name)) {
         reader.add_error(table + ".name", fmt::format("expected letters, digits, '-' or '_', got \"{}\"", c.name));
@@ -94,6 +95,7 @@ GridSpec load_grid(const std::filesystem::path& file, const HostLimits& limits) 
   TomlReader reader(file);
   GridSpec grid;
   grid.source_file = reader.file_name();
+  grid.source = reader.source_map();
   if (reader.parsed()) {
     if (reader.has("grid")) read_run_settings(reader, grid);
     read_configs(reader, grid, limits);

@@ -42,6 +42,7 @@ std::string to_string(CacheState cache);
 
 struct GridConfig {
   std::string name;
+  std::string table;  // its key in the grid file ("config[2]"), for messages
   LoaderSpec loader;  // workers, batch_size and prefetch_factor come from the grid
   CacheState cache = CacheState::warm;
   int cores = 0;                                        // 0 = every CPU the process may use
@@ -52,6 +53,7 @@ struct GridConfig {
 
 struct GridSpec {
   std::string source_file;
+  SourceMap source;
   int repeats = 5;
   int epochs = 2;
   std::int64_t max_samples = 0;

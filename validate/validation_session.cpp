@@ -124,9 +124,12 @@ void refuse_overlaps(const std::vector<Overlap>& overlaps, const GridSpec& grid,
   if (overlaps.empty() || allowed) return;
   std::vector<Diagnostic> problems;
   for (const auto& o : overlaps) {
-    problems.push_back({grid.source_file, 0, 0, fmt::format("config \"{}\"", o.config),
-                        o.reason + "; calibration and validation configurations must be disjoint: change it, remove it, "
-                                   "or pass --allow-overlap to keep it out of the aggregate"});
+    const auto c = std::find_if(grid.configs.begin(), grid.configs.end(), [&](const GridConfig& g) { return g.name == o.config; });
+    Diagnostic d = grid.source.at(c == grid.configs.end() ? "config" : c->table + ".name",
+                                  o.reason + "; calibration and validation configurations must be disjoint: change it, "
+                                             "remove it, or pass --allow-overlap to keep it out of the aggregate");
+    d.key = fmt::format("config \"{}\"", o.config);
+    problems.push_back(std::move(d));
   }
   throw ConfigError(std::move(problems));
 }
@@ -153,11 +156,13 @@ std::vector<BalloonPlan> balloon_plans(const GridSpec& grid, const DatasetFacts&
     }
     const std::uint64_t room = planned_room(c, facts, available);
     if (room < kBalloonMinRoomBytes || room >= available) {
-      problems.push_back({grid.source_file, 0, 0, fmt::format("config \"{}\"", c.name),
+      Diagnostic d = grid.source.at(c.table + (c.balloon_bytes > 0 ? ".balloon_bytes" : ".balloon_leave_dataset_fraction"),
                           fmt::format("the balloon would leave {} bytes of the {} bytes free now; a balloon must leave at "
                                       "least {} bytes (the kernel's reserves and the run's own allocations) and take "
                                       "something: use a larger fraction, a smaller balloon_bytes or a larger dataset",
-                                      room, available, kBalloonMinRoomBytes)});
+                                      room, available, kBalloonMinRoomBytes));
+      d.key = fmt::format("config \"{}\"", c.name);
+      problems.push_back(std::move(d));
       plans.push_back({});
       continue;
     }

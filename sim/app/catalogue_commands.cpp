@@ -54,7 +54,7 @@ void list_modes(const std::string& device_name) {
 void list_idle_states(const std::string& device_name, double period_s) {
   const DeviceSpec d = load_device(resolve_catalogue_file("devices", device_name));
   if (!d.power)
-    throw ConfigError({{d.source_file, 0, 0, "power", fmt::format("{} has no [power] table: no idle figures", d.name)}});
+    throw ConfigError({d.source.at("power", fmt::format("{} has no [power] table: no idle figures", d.name))});
   const PowerSpec& p = *d.power;
   fmt::print("{}: idle power and energy over {:g} s ({})\n", d.name, period_s,
              p.provenance.is_estimate() ? "estimated, not measured" : p.provenance.kind);

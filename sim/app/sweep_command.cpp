@@ -224,9 +224,9 @@ int run_sweep_command(const SweepOptions& o) {
   if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
   const bool energy_asked = o.max_power_w || o.energy_budget_j;
   if (energy_asked && !in.device.power)
-    throw ConfigError({{in.device.source_file, 0, 0, "power",
-                        fmt::format("{} has no [power] table, so --max-power and --energy-budget cannot be checked",
-                                    in.device.name)}});
+    throw ConfigError({in.device.source.at(
+        "power", fmt::format("{} has no [power] table, so --max-power and --energy-budget cannot be checked",
+                             in.device.name))});
 
   SweepSettings settings = o.settings;
   settings.progress = !o.quiet;

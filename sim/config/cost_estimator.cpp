@@ -51,14 +51,14 @@ ComputeCurve scaled_cpu_curve(const ComputeCurve& reference, double factor) {
 
 void require_roofline_inputs(const WorkloadSpec& w, const DeviceSpec& d) {
   std::vector<Diagnostic> problems;
-  auto need = [&](bool ok, const std::string& file, const std::string& key, const std::string& why) {
-    if (!ok) problems.push_back({file, 0, 0, key, why});
+  auto need = [&](bool ok, const SourceMap& source, const std::string& key, const std::string& why) {
+    if (!ok) problems.push_back(source.at(key, why));
   };
-  const std::string why = fmt::format("needed to estimate {} on {} without a calibrated profile (--profile)",
-                                      w.name, d.name);
-  need(d.gpu->fp32_flops_per_cycle > 0, d.source_file, "gpu.fp32_flops_per_cycle", why);
-  need(d.gpu->training_efficiency > 0, d.source_file, "gpu.training_efficiency", why);
-  need(w.model_spec.training_flops_per_sample > 0, w.source_file, "model.training_flops_per_sample", why);
+  const std::string why = fmt::format("a positive number is needed to estimate {} on {} without a calibrated "
+                                      "profile (--profile)", w.name, d.name);
+  need(d.gpu->fp32_flops_per_cycle > 0, d.source, "gpu.fp32_flops_per_cycle", why);
+  need(d.gpu->training_efficiency > 0, d.source, "gpu.training_efficiency", why);
+  need(w.model_spec.training_flops_per_sample > 0, w.source, "model.training_flops_per_sample", why);
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }
 

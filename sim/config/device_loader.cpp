@@ -461,6 +461,7 @@ DeviceSpec load_device(const std::filesystem::path& file) {
   TomlReader reader(file);
   DeviceSpec device;
   device.source_file = file.string();
+  device.source = reader.source_map();
   read_identity(reader, device);
   read_cpu(reader, device.cpu);
   device.gpu = read_gpu(reader);

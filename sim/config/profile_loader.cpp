@@ -79,6 +79,7 @@ ProfileSpec load_profile(const std::filesystem::path& file) {
   TomlReader reader(file);
   ProfileSpec profile;
   profile.source_file = file.string();
+  profile.source = reader.source_map();
   read_identity(reader, profile);
   read_costs(reader, profile.costs);
   check_costs_device(reader, profile);
@@ -98,18 +99,22 @@ ProfileSpec load_profile(const std::filesystem::path& file) {
 WorkloadSpec apply_profile(WorkloadSpec workload, const ProfileSpec& profile, const DeviceSpec& device) {
   std::vector<Diagnostic> problems;
   if (profile.device != device.name) {
-    problems.push_back({profile.source_file, 0, 0, "profile.device",
-                        fmt::format(R"(expected device "{}" (the device of this run), got "{}")", device.name,
-                                    profile.device)});
+    problems.push_back(profile.source.at(
+        "profile.device",
+        fmt::format(R"(expected device "{}" (the device of this run), got "{}")", device.name, profile.device)));
   }
   if (profile.workload != workload.name) {
-    problems.push_back({profile.source_file, 0, 0, "profile.workload",
-                        fmt::format(R"(expected workload "{}" (the workload of this run), got "{}")", workload.name,
-                                    profile.workload)});
+    problems.push_back(profile.source.at(
+        "profile.workload",
+        fmt::format(R"(expected workload "{}" (the workload of this run), got "{}")", workload.name, profile.workload)));
   }
   if (!problems.empty()) throw ConfigError(std::move(problems));
   workload.costs = profile.costs;
-  if (profile.footprint) workload.footprint = *profile.footprint;
+  workload.source = workload.source.overlaid("costs", profile.source);
+  if (profile.footprint) {
+    workload.footprint = *profile.footprint;
+    workload.source = workload.source.overlaid("footprint", profile.source);
+  }
   return workload;
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/source_map.hpp"
+
 namespace edgetwin {
 
 // Where a group of numbers came from. kind is one of "measured", "spec", "estimate".
@@ -99,6 +101,7 @@ struct DeviceSpec {
   std::string name;
   std::string description;
   std::string source_file;  // path it was loaded from ("" when built in code)
+  SourceMap source;         // where each of its keys stands, for checks after loading
   CpuSpec cpu;
   std::optional<GpuSpec> gpu;
   MemorySpec memory;
@@ -196,6 +199,7 @@ struct WorkloadSpec {
   std::string model;          // = model_spec.name
   ModelSpec model_spec;
   std::string source_file;
+  SourceMap source;  // where each of its keys stands; costs.* and footprint.* from a profile's file
   DatasetSpec dataset;
   LoaderSpec loader;
   CostSpec costs;
@@ -231,6 +235,7 @@ struct ProfileSpec {
   std::string device;
   std::string workload;
   std::string source_file;
+  SourceMap source;
   std::string created;  // when calibrate wrote it (ISO 8601 date, maybe with a time)
   std::string command;  // the calibrate command line that produced it
   CostSpec costs;

@@ -485,6 +485,26 @@ const toml::node* TomlReader::lookup(std::string_view key) const {
 }
 
 // Where key is in the file, or where its nearest existing table starts; 0:0 for the top level.
+namespace {
+
+void collect_places(const toml::node& node, const std::string& key, std::map<std::string, SourceMap::Place, std::less<>>& out) {
+  const auto& begin = node.source().begin;
+  if (!key.empty()) out.emplace(key, SourceMap::Place{static_cast<int>(begin.line), static_cast<int>(begin.column)});
+  if (const toml::table* table = node.as_table()) {
+    for (const auto& [name, child] : *table) collect_places(child, join_key(key, key_segment(name.str())), out);
+  } else if (const toml::array* array = node.as_array()) {
+    for (std::size_t i = 0; i < array->size(); ++i) collect_places(*array->get(i), fmt::format("{}[{}]", key, i), out);
+  }
+}
+
+}  // namespace
+
+SourceMap TomlReader::source_map() const {
+  std::map<std::string, SourceMap::Place, std::less<>> places;
+  if (parsed_) collect_places(root_, "", places);
+  return SourceMap(file_name_, std::move(places));
+}
+
 toml::source_position TomlReader::position_of(std::string_view key) const {
   toml::source_position position{};
   const toml::node* node = &root_;

@@ -24,6 +24,7 @@
 #include <toml++/toml.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/source_map.hpp"
 #include "sim/config/specs.hpp"
 
 namespace edgetwin {
@@ -83,6 +84,9 @@ class TomlReader {
   // Reports unknown keys, then throws ConfigError if any problem was recorded.
   void finish();
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+  // Where every key of the file stands, for checks made after loading.
+  SourceMap source_map() const;
 
  private:
   struct Found {

@@ -182,6 +182,7 @@ WorkloadSpec load_workload(const std::filesystem::path& file) {
   TomlReader reader(file);
   WorkloadSpec workload;
   workload.source_file = file.string();
+  workload.source = reader.source_map();
   read_identity(reader, workload);
   read_model(reader, workload.model_spec);
   workload.model = workload.model_spec.name;

@@ -9,6 +9,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/toml_reader.hpp"
 #include "sim/model/engine_session.hpp"
 #include "sim/model/sampler.hpp"
 #include "sim/model/training_device.hpp"
@@ -46,8 +47,11 @@ std::size_t Simulation::add_member(DeviceSpec device, WorkloadSpec workload, Run
   m.workload.loader = m.run.loader;
   const std::string storage = m.run.storage.empty() ? m.device.default_storage : m.run.storage;
   const StorageSpec* found = m.device.find_storage(storage);
-  if (found == nullptr)
-    throw ConfigError({Diagnostic{"", 0, 0, "--storage", fmt::format("unknown storage \"{}\"", storage)}});
+  if (found == nullptr) {
+    const std::string message = unknown_choice_message("storage", storage, m.device.storage_names());
+    throw ConfigError({m.run.storage.empty() ? m.device.source.at("device.default_storage", message)
+                                             : Diagnostic{"", 0, 0, "--storage", message}});
+  }
   m.storage_index = static_cast<std::size_t>(found - m.device.storage.data());
   m.cache_capacity_bytes = edgetwin::page_cache_capacity_bytes(m.device, m.workload, m.run.loader);
   check_model_inputs(m);
@@ -67,18 +71,18 @@ const StorageSpec& Simulation::storage(std::size_t member) const {
 void Simulation::check_model_inputs(const Member& m) {
   std::vector<Diagnostic> problems;
   if (m.cache_capacity_bytes <= 0) {
-    problems.push_back({m.workload.source_file, 0, 0, "footprint",
+    problems.push_back(m.workload.source.at("footprint",
                         fmt::format("training needs more RAM than {} has: {:.0f} bytes short "
                                     "(RAM minus OS base minus process, model, optimizer, activations x batch "
                                     "size, workers x worker_bytes); the run would fail with out-of-memory",
-                                    m.device.name, -m.cache_capacity_bytes)});
+                                    m.device.name, -m.cache_capacity_bytes)));
   }
   const bool gpu_costs = m.workload.costs.reference_gpu_freq_hz > 0;
   if (m.device.gpu.has_value() != gpu_costs) {
-    problems.push_back({m.workload.source_file, 0, 0, "costs.reference_gpu_freq_hz",
+    problems.push_back(m.workload.source.at("costs.reference_gpu_freq_hz",
                         fmt::format("costs taken on a {} device (\"{}\") cannot describe {}, which {}",
                                     gpu_costs ? "GPU" : "CPU-only", m.workload.costs.device, m.device.name,
-                                    m.device.gpu ? "has a GPU" : "has no GPU")});
+                                    m.device.gpu ? "has a GPU" : "has no GPU")));
   }
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }

@@ -247,3 +247,44 @@ TEST_F(TomlReaderTest, ForeignDiagnosticsComeAfterTheFilesOwn) {
 
 }  // namespace
 }  // namespace edgetwin
+
+namespace edgetwin {
+namespace {
+
+// SourceMap: checks made after loading are placed at the key, or at its nearest table.
+class SourceMapTest : public ::testing::Test {
+ protected:
+  SourceMap map_of(const std::string& name, const std::string& text) {
+    return TomlReader(scratch_.write(name, text)).source_map();
+  }
+  test::ScratchDir scratch_;
+};
+
+TEST_F(SourceMapTest, AKeyIsPlacedWhereItStands) {
+  const SourceMap map = map_of("w.toml", "[costs]\ndevice = \"x\"\n\n[footprint]\nworker_bytes = 3\n[[config]]\nname = \"a\"\n");
+  const std::string file = scratch_.path_of("w.toml").string();
+  EXPECT_EQ(map.at("costs.device", "m").to_string(), file + ":2:10: costs.device: m");
+  EXPECT_EQ(map.at("footprint", "m").to_string(), file + ":4:1: footprint: m");
+  EXPECT_EQ(map.at("config[0].name", "m").to_string(), file + ":7:8: config[0].name: m");
+}
+
+TEST_F(SourceMapTest, AMissingKeyIsPlacedAtItsNearestTableOrTheFile) {
+  const SourceMap map = map_of("w.toml", "[gpu]\nfreq_hz = 1\n");
+  const std::string file = scratch_.path_of("w.toml").string();
+  EXPECT_EQ(map.at("gpu.training_efficiency", "m").to_string(), file + ":1:1: gpu.training_efficiency: m");
+  EXPECT_EQ(map.at("power", "m").to_string(), file + ": power: m");
+  EXPECT_EQ(SourceMap().at("power", "m").to_string(), "power: m");
+}
+
+TEST_F(SourceMapTest, AnOverlayTakesTheKeysUnderItsPrefixFromTheOtherFile) {
+  const SourceMap workload = map_of("w.toml", "[costs]\ndevice = \"x\"\n[footprint]\nworker_bytes = 3\n");
+  const SourceMap profile = map_of("p.toml", "[profile]\ndevice = \"y\"\n\n[costs]\n\ndevice = \"y\"\n");
+  const SourceMap both = workload.overlaid("costs", profile);
+  EXPECT_EQ(both.at("costs.device", "m").to_string(), scratch_.path_of("p.toml").string() + ":6:10: costs.device: m");
+  EXPECT_EQ(both.at("footprint.worker_bytes", "m").to_string(),
+            scratch_.path_of("w.toml").string() + ":4:16: footprint.worker_bytes: m");
+  EXPECT_EQ(both.at("profile.device", "m").to_string(), scratch_.path_of("w.toml").string() + ": profile.device: m");
+}
+
+}  // namespace
+}  // namespace edgetwin

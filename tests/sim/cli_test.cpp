@@ -190,6 +190,14 @@ TEST_F(Cli, TrainingThatCannotFitInRamIsRejected) {
   expect_rejected(run("predict --workers 400"), "out-of-memory");
 }
 
+// The model's own checks say where the key they are about stands.
+TEST_F(Cli, OutOfMemoryIsPlacedAtTheWorkloadsFootprintTable) {
+  const auto r = run("predict --device jetson-nano --workload resnet18-cifar10 --batch-size 512");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("workloads/resnet18-cifar10.toml:53:1: footprint: training needs more RAM"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(Cli, SeveralErrorsAreReportedTogether) {
   std::string text = slurp(shipped("devices/host-x86-2core.toml"));
   text.replace(text.find("cores = 2"), 9, "cores = 0");
