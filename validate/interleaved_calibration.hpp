@@ -1,5 +1,5 @@
-// Calibration inside the validation session (--calibrate-each-round), as the issue asks
-// ("calibrate in the same interleaved session"): on this shared VM the whole machine runs up
+// Calibration inside the validation session (--calibrate-each-round), interleaved with the real
+// runs of the same session: on this shared VM the whole machine runs up
 // to 1.8x slower for minutes at a time, so a profile calibrated once before the session
 // inherits whatever that moment was, and every prediction carries it. Instead, each round
 // runs edgetwin-calibrate's full plan once, at a random place among the configurations, and

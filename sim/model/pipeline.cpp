@@ -66,8 +66,12 @@ void Pipeline::start_epoch() {
   // A run of S steps stops its last iterator after the remaining steps: that iterator is
   // then that many batches long, with nothing left to extrapolate.
   batches_in_epoch_ = std::min(batches_in_epoch_, steps_left_);
-  const std::int64_t count = window_batches_ > 0 ? std::min(window_batches_, batches_in_epoch_) : batches_in_epoch_;
-  observer_.on_epoch_start({epoch_, epoch_start_s_, batches_in_epoch_, count});
+  const std::int64_t count = simulated_batches();
+  const std::int64_t samples_in_epoch = std::min(samples, batches_in_epoch_ * size);
+  observer_.on_epoch_start({epoch_, epoch_start_s_, batches_in_epoch_, samples_in_epoch, count, std::max(1, loader_.workers)});
+  // A window's last batch is the epoch's last batch (short, without drop_last), so that the
+  // window's tail is the epoch's.
+  const std::int64_t last_batch_size = samples_in_epoch - (batches_in_epoch_ - 1) * size;
   auto& list = batches();
   list.assign(static_cast<std::size_t>(count), Batch{});
   for (std::int64_t i = 0; i < count; ++i) {
@@ -75,9 +79,9 @@ void Pipeline::start_epoch() {
     record.epoch = epoch_;
     record.index = i;
     const auto first = i * size;
-    const auto last = std::min(samples, first + size);
-    record.samples = std::span<const std::int64_t>(order_->data() + first, static_cast<std::size_t>(last - first));
-    list[i].work = last - first == size ? &full_batch_work_ : &last_batch_work_;
+    const auto length = i == count - 1 ? last_batch_size : size;
+    record.samples = std::span<const std::int64_t>(order_->data() + first, static_cast<std::size_t>(length));
+    list[i].work = length == size ? &full_batch_work_ : &last_batch_work_;
   }
 
   next_to_consume_ = 0;
@@ -97,6 +101,15 @@ void Pipeline::start_epoch() {
   // Indices are handed out when the iterator is created, while the workers start up.
   const auto prefetched = std::min<std::int64_t>(count, std::int64_t{loader_.prefetch_factor} * loader_.workers);
   for (std::int64_t i = 0; i < prefetched; ++i) dispatch(i);
+}
+
+// A window ends at the same place in the loader's round-robin cycle as the whole epoch, so
+// that its tail (workers running out of batches) has the epoch's shape
+// (sim/report/epoch_recorder.hpp extends the window on that basis).
+std::int64_t Pipeline::simulated_batches() const {
+  if (window_batches_ <= 0 || window_batches_ >= batches_in_epoch_) return batches_in_epoch_;
+  const std::int64_t cycle = std::max(1, loader_.workers);
+  return std::min(batches_in_epoch_, window_batches_ + (batches_in_epoch_ - window_batches_) % cycle);
 }
 
 void Pipeline::finish_epoch() {

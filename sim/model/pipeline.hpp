@@ -90,6 +90,7 @@ class Pipeline {
 
   void start_run(int epochs, std::int64_t steps, std::function<void()> done);
   void start_epoch();
+  std::int64_t simulated_batches() const;
   void finish_epoch();
   void dispatch(std::int64_t batch);
   void worker_try_start(int worker);

@@ -31,13 +31,16 @@ struct BatchRecord {
   double energy_j = 0;           // device energy since the epoch began, at compute_end_s (with power data)
 };
 
-// What an epoch is about to be: its number in the sampler, when it starts, its full length and
-// how many of its batches will be simulated (fewer when a run simulates a window of each epoch).
+// What an epoch is about to be: its number in the sampler, when it starts, its full length (in
+// batches and samples) and how many of its batches will be simulated (fewer when a run
+// simulates a window of each epoch).
 struct EpochStart {
   int epoch = 0;
   double time_s = 0;
   std::int64_t batches_in_epoch = 0;
+  std::int64_t samples_in_epoch = 0;
   std::int64_t batches_planned = 0;
+  int batches_per_cycle = 1;  // the loader hands batches round-robin to this many workers
 };
 
 struct EpochRecord {

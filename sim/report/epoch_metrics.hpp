@@ -15,8 +15,8 @@
 //   ratio(n, d)     n / d of two such terms (0 when d is 0)
 //   derived(f)      f(figures above it, the epoch's record): utilisations, energy split,
 //                   values the pipeline gives per epoch
-// Extension over a window of W of an epoch's N batches: terms (sum, latest, ratio parts)
-// grow at their rate over the window's middle half (Extend::at_rate); derived figures are
+// Extension over a window of an epoch: terms (sum, latest, ratio parts) grow at their rate
+// per sample over the window's middle half (Extend::at_rate); derived figures are
 // computed again from the extended ones (Extend::recomputed) or taken from the window
 // (Extend::as_window). Definitions are the Jetson study's (docs/model.md, "What is reported").
 #pragma once
@@ -34,7 +34,8 @@ struct EpochStats;
 // What a derived figure sees when an epoch ends.
 struct EpochEnd {
   const EpochRecord& epoch;
-  bool extended;  // a window of the epoch was simulated and its terms extended to the epoch
+  bool extended;            // a window of the epoch was simulated and its terms extended to the epoch
+  double work_scale = 1.0;  // the epoch's samples / the samples simulated (1 when not extended)
 };
 
 using BatchValue = double (*)(const BatchRecord& batch, double epoch_start_s);
@@ -112,9 +113,7 @@ inline double share(double numerator, double denominator) { return denominator >
   METRIC(cpu_util, "1", {}, {},                                                                                   \
          [](const EpochStats& s, const EpochEnd& end) {                                                           \
            const EpochRecord& e = end.epoch;                                                                        \
-           const double busy = end.extended ? e.cpu_busy_core_s * static_cast<double>(e.batches_in_epoch) /         \
-                                                  static_cast<double>(e.batches_simulated)                         \
-                                            : e.cpu_busy_core_s;                                                    \
+           const double busy = end.extended ? e.cpu_busy_core_s * end.work_scale : e.cpu_busy_core_s;            \
            return s.e2e_s > 0 ? busy / (e.cpu_cores * s.e2e_s) : 0.0;                                              \
          },                                                                                                        \
          Extend::recomputed, false, false, metric::column("cpu%", 5, 0, 100), "{:.6f}", "")                         \

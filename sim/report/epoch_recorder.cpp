@@ -31,10 +31,16 @@ const std::vector<ActiveTerm>& active_terms() {
 void EpochRecorder::on_epoch_start(const EpochStart& start) {
   epoch_start_s_ = start.time_s;
   terms_.fill(0);
+  samples_in_epoch_ = start.samples_in_epoch;
+  samples_ = 0;
   const std::int64_t window = start.batches_planned;
   const bool extended = window < start.batches_in_epoch && window >= 4;
+  // Whole loader cycles: with w workers the pipeline repeats every w batches (batch i goes to
+  // worker i mod w), so a span of a fraction of a cycle would weigh some workers' batches twice.
+  const std::int64_t cycle = start.batches_per_cycle;
+  const std::int64_t span = window / 2 >= cycle ? window / 2 / cycle * cycle : window / 2;
   from_ = extended ? window / 4 : -1;
-  to_ = extended ? 3 * window / 4 : -1;
+  to_ = extended ? from_ + span : -1;
 }
 
 void EpochRecorder::on_batch_done(const BatchRecord& batch) {
@@ -43,22 +49,30 @@ void EpochRecorder::on_batch_done(const BatchRecord& batch) {
     if (t.term.kind == BatchTerm::Kind::sum) terms_[t.slot] += value;
     else terms_[t.slot] = value;
   }
-  if (batch.index + 1 == from_) at_from_ = terms_;
-  if (batch.index + 1 == to_) at_to_ = terms_;
+  samples_ += static_cast<std::int64_t>(batch.samples.size());
+  if (batch.index + 1 == from_) {
+    at_from_ = terms_;
+    samples_at_from_ = samples_;
+  }
+  if (batch.index + 1 == to_) {
+    at_to_ = terms_;
+    samples_at_to_ = samples_;
+  }
 }
 
 void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
   if (from_ < 0) {
-    epochs_.push_back(finish(epoch, terms_, false));
+    epochs_.push_back(finish(epoch, terms_, false, 1.0));
     return;
   }
-  const double factor = static_cast<double>(epoch.batches_in_epoch - to_) / static_cast<double>(to_ - from_);
+  const double factor =
+      static_cast<double>(samples_in_epoch_ - samples_) / static_cast<double>(samples_at_to_ - samples_at_from_);
   Terms extended{};
-  for (std::size_t i = 0; i < extended.size(); ++i) extended[i] = at_to_[i] + factor * (at_to_[i] - at_from_[i]);
-  epochs_.push_back(finish(epoch, extended, true));
+  for (std::size_t i = 0; i < extended.size(); ++i) extended[i] = terms_[i] + factor * (at_to_[i] - at_from_[i]);
+  epochs_.push_back(finish(epoch, extended, true, static_cast<double>(samples_in_epoch_) / static_cast<double>(samples_)));
 }
 
-EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, bool extended) const {
+EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const {
   EpochStats s;
   s.epoch = epoch.epoch;
   s.has_energy = epoch.has_energy;
@@ -70,7 +84,7 @@ EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, b
     else if (metric.term.kind != BatchTerm::Kind::none)
       s.*metric.field = terms[2 * m];
   }
-  const EpochEnd end{epoch, extended};
+  const EpochEnd end{epoch, extended, work_scale};
   for (const MetricSpec& metric : metrics) {
     if (metric.needs_power && !epoch.has_energy) continue;
     if (metric.derived != nullptr) s.*metric.field = metric.derived(s, end);

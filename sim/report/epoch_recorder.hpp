@@ -3,12 +3,17 @@
 //
 // Contract: each figure accrues over the epoch's batches as its declaration says. When the
 // pipeline simulated only the first W of an epoch's N batches (RunConfig::window_batches),
-// every accrued term T is extended at its rate over the window's middle half, a = W/4 to
-// b = 3W/4, which is past the pipeline's start-up and before the window's tail (where workers
-// run out of batches and stop competing for cores):
-//     T(N) = T(b) + (N - b) x (T(b) - T(a)) / (b - a),
-// and derived figures are computed from the extended terms. Both ends must be longer than
-// the prefetch depth (prefetch_factor x workers): the sweep makes W at least 4 x (that + 1).
+// the window is taken as the epoch with its steady middle cut short: it has the epoch's
+// start-up (workers starting, queues filling) and the epoch's tail (after the last index is
+// handed out, workers run out of batches and stop competing for cores, so the last batches
+// go faster). What is missing is steady-state batches, so every accrued term T is extended
+// from the window's end at its rate per sample over the window's steady middle, batches
+// a = W/4 to b (a + whole loader cycles of w batches spanning about W/2):
+//     T(N) = T(W) + (S - S(W)) x (T(b) - T(a)) / (S(b) - S(a)),
+// with S(k) the samples of the first k batches and S the epoch's (a short last batch counts
+// for its samples); derived figures are computed from the extended terms. The start-up and
+// the tail must each fit in a quarter of the window: the sweep makes W at least
+// 4 x (prefetch depth + 1).
 // With W >= N (or W < 4) the figures are those of the simulated batches. docs/performance.md
 // measures the extension's error.
 #pragma once
@@ -33,11 +38,15 @@ class EpochRecorder : public PipelineObserver {
   // Two accrued terms per figure (a ratio's numerator and denominator).
   using Terms = std::array<double, 2 * 32>;
 
-  EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended) const;
+  EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
 
   double epoch_start_s_ = 0;
   std::int64_t from_ = -1;  // the window's middle half, [from_, to_) in batches; -1: not extended
   std::int64_t to_ = -1;
+  std::int64_t samples_in_epoch_ = 0;
+  std::int64_t samples_ = 0;  // delivered so far this epoch
+  std::int64_t samples_at_from_ = 0;
+  std::int64_t samples_at_to_ = 0;
   Terms terms_{};
   Terms at_from_{};
   Terms at_to_{};

@@ -90,7 +90,7 @@ std::string fmt_tolerance(double tolerance) {
 
 // Tolerance. Workers 0, base 20 %: on a quiet moment of this shared 2-core
 // VM identical LeNet epochs vary by +-10-15 % within minutes (0.66-0.82 s for the same 256
-// batches; issue 5 quotes 3.35-3.96 s for a JPEG epoch), and the quick calibration samples the
+// batches; identical JPEG epochs ranged over 3.35-3.96 s), and the quick calibration samples the
 // machine for 2 s, so a correct model can miss by the sum of two such draws (measured: -3 % to
 // -12 % quiet). When the machine is busier (other tenants: load averages of 5 on 2 cores were
 // seen while this was written, epochs from 0.7 to 3.2 s), the runs before and after
@@ -100,7 +100,7 @@ std::string fmt_tolerance(double tolerance) {
 // trainer and runs its batch first (~150 us per batch measured in BatchLoader::next with the
 // batch already there); the simulator shares cores fairly and has no such preemption, so with
 // other tenants' compilers on the cores the real run took 1.1-2.2x the workers-0 time while
-// the simulator predicted 0.97x. That is a finding for validate (issue 5), not a calibration
+// the simulator predicted 0.97x. That is a finding for edgetwin-validate, not a calibration
 // fault. The factor of 3 still catches a unit slip (ms for s) or per-batch read as per-sample
 // (16x). The 50 % cap catches, for workers 0: the compute curve read at the wrong batch size
 // (bs 64 costs ~4x bs 16), a profile that does not replace the workload's estimates (those give
@@ -282,7 +282,7 @@ std::map<std::string, std::string> files_under(const fs::path& root) {
   return tree;
 }
 
-// A fake AGX Xavier tree (paths from ../shared/reference/jetson.md): the sweep writes its
+// A fake AGX Xavier tree (paths from docs/sources.md): the sweep writes its
 // clocks there, runs, and must leave every file as it found it.
 std::map<std::string, std::string> fake_xavier(const fs::path& root) {
   auto put = [&](const fs::path& rel, const std::string& text) {

@@ -33,7 +33,7 @@ ConfigMeasurements measurements(const GridConfig& c, const std::vector<double>& 
 }
 
 TEST(ValidationStats, SummaryGivesMedianRangeAndMad) {
-  const Summary s = summarize({3.35, 3.96, 3.63, 3.50, 3.70});  // the noise example, plus two
+  const Summary s = summarize({3.35, 3.96, 3.63, 3.50, 3.70});  // a JPEG epoch's noise (3.35-3.96 s), plus two
   EXPECT_DOUBLE_EQ(s.median, 3.63);
   EXPECT_DOUBLE_EQ(s.min, 3.35);
   EXPECT_DOUBLE_EQ(s.max, 3.96);
