@@ -1,6 +1,6 @@
 // Speed of the simulator core: one epoch of 80,000 mini-batches (w = 4, prefetch 2, a
 // one-file-per-sample dataset through a warm page cache holding half of it) on a GPU device. Prints wall time,
-// simulated batches per second and peak memory. Target (issue 2): under 0.5 s on one core
+// simulated batches per second and peak memory. Target: under 0.5 s on one core
 // of the 2-core dev machine. Run: build/bench/edgetwin_bench_epoch [batches] [repeats].
 #include <sys/resource.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sweep benchmark (issue 6): every AGX Xavier custom mode (8 x 29 x 14 x 9 = 29,232) for
+# Sweep benchmark: every AGX Xavier custom mode (8 x 29 x 14 x 9 = 29,232) for
 # resnet18-cifar10, one epoch each, timed; then 200 configurations drawn at random are
 # predicted in full (whole epochs, every pstate) and compared with the sweep's extrapolated
 # figures. Prints the wall time and the worst relative error of E2E and energy.

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include <simgrid/plugins/energy.h>
 #include <simgrid/s4u/Engine.hpp>
 
 #include "sim/model/platform.hpp"
@@ -13,7 +14,7 @@ bool engine_created = false;
 
 }  // namespace
 
-EngineSession::EngineSession(bool energy) {
+EngineSession::EngineSession(bool energy) : energy_(energy) {
   if (engine_created) throw std::logic_error("SimGrid allows one simulation per process");
   engine_created = true;
   int argc = 2;
@@ -21,11 +22,19 @@ EngineSession::EngineSession(bool energy) {
   char quiet[] = "--log=root.thres:critical";
   char* argv[] = {name, quiet, nullptr};
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
-  if (energy) Platform::enable_energy_accounting();
+  if (energy_) Platform::enable_energy_accounting();
 }
 
 EngineSession::~EngineSession() = default;
 
-void EngineSession::run() { engine_->run(); }
+void EngineSession::run() {
+  // The energy plugin bills a host at the pstate it recorded at its last account update, and
+  // updates only when an activity on the host starts or ends: a pstate set before the run
+  // would be ignored on a host that never runs anything (the memory of an in-RAM dataset
+  // billed at the lowest memory clock all run). An update of every host at t = 0 bills
+  // nothing and records their pstates.
+  if (energy_) sg_host_energy_update_all();
+  engine_->run();
+}
 
 }  // namespace edgetwin

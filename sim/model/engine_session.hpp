@@ -26,6 +26,7 @@ class EngineSession {
   simgrid::s4u::Engine& engine() { return *engine_; }
 
  private:
+  bool energy_;
   std::unique_ptr<simgrid::s4u::Engine> engine_;
 };
 

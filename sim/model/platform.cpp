@@ -24,7 +24,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
       auto* h = zone->create_host(prefix + name, p.speeds)->set_core_count(cores);
       h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0")->seal();
-      h->set_pstate(p.pstate);
+      h->set_pstate(p.pstate);  // takes effect for energy at EngineSession::run()
       return h;
     };
     cpu_ = host("cpu", power.cpu(), device.cpu.cores);

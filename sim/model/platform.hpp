@@ -7,7 +7,7 @@
 //   storage  1 x read_bw_bytes_per_s    work in bytes (+ request cost as equivalent bytes)
 // Concurrent activities on a host share it fairly (SimGrid's max-min sharing): that is
 // the contention the model relies on. Storage is a host rather than s4u::Disk because
-// Disk I/O in 3.32 keeps every finished Io and turns quadratic (simgrid-notes.md).
+// Disk I/O in 3.32 keeps every finished Io and turns quadratic (docs/simgrid.md).
 // With a [power] table, each host has one pstate per clock step and its watts per pstate
 // (model/power_model.hpp), plus a "board" host for the constant power.
 // The platform must be built before Engine::run and once per process.

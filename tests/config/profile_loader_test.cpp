@@ -151,7 +151,7 @@ TEST_F(ProfileLoader, ApplyWithoutFootprintKeepsTheWorkloads) {
   EXPECT_DOUBLE_EQ(applied.costs.worker_startup_cpu_s, 0.5);
 }
 
-// Located at the key the check is about (the seams issue: no check loses its place).
+// Located at the key the check is about: no check loses its place.
 TEST_F(ProfileLoader, ApplyRefusesAnotherDeviceNamingBoth) {
   std::filesystem::path file = scratch_.write("profile.toml", kProfile);
   ProfileSpec profile = load_profile(file);

@@ -1,4 +1,4 @@
-// The Jetson study's findings (shared/reference/paper-findings.md) as scenarios on the shipped
+// The Jetson study's findings (docs/sources.md) as scenarios on the shipped
 // catalogue. Defaults unless a test says otherwise: batch 16, 4 workers, prefetch 2, the
 // device's default power mode, cold cache. "Epoch 1" is the second epoch, when the page cache
 // may hold data. Each threshold says why it has its value; docs/findings.md has the numbers
@@ -293,7 +293,7 @@ TEST(Findings, F17_MemoryClockAffectsComputeAndStall) {
 namespace edgetwin::test {
 namespace {
 
-// ---- energy findings (issue 6) ------------------------------------------------------------
+// ---- energy findings ----------------------------------------------------------------------
 
 // F4. Pipelining raises the power (parts busy at once) but not the energy: the epoch is
 // shorter by more than the power rises. w = 0 vs 4, epoch 1.
