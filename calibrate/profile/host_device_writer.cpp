@@ -41,19 +41,30 @@ std::string steps_line(std::string_view key, const std::vector<double>& hz) {
   return hz.empty() ? std::string{} : line(key, toml_float_array(hz));
 }
 
+// [cpu.efficiency] / [gpu.efficiency]: every class, or nothing (the loader wants all of them).
+std::string efficiency_table(std::string_view table, const std::map<OpClass, double>& efficiency) {
+  if (efficiency.empty()) return "";
+  std::string out = fmt::format("[{}]\n", table);
+  for (const OpClassInfo& info : kOpClasses) {
+    const auto share = efficiency.find(info.op_class);
+    out += line(info.name, toml_float(share == efficiency.end() ? 1.0 : share->second));
+  }
+  return out;
+}
+
 std::string cpu_section(const CpuSpec& cpu) {
   std::string out = std::string("\n[cpu]\n") + line("cores", fmt::format("{}", cpu.cores)) + line("freq_hz", toml_float(cpu.freq_hz));
   out += steps_line("available_freqs_hz", cpu.available_freqs_hz);
   if (cpu.ipc_relative != 1.0) out += line("ipc_relative", toml_float(cpu.ipc_relative));
-  return out;
+  if (cpu.fp32_flops_per_cycle != 0) out += line("fp32_flops_per_cycle", toml_float(cpu.fp32_flops_per_cycle));
+  return out + efficiency_table("cpu.efficiency", cpu.efficiency);
 }
 
 std::string gpu_section(const GpuSpec& gpu) {
   std::string out = std::string("\n[gpu]\n") + line("freq_hz", toml_float(gpu.freq_hz));
   out += steps_line("available_freqs_hz", gpu.available_freqs_hz);
   if (gpu.fp32_flops_per_cycle != 0) out += line("fp32_flops_per_cycle", toml_float(gpu.fp32_flops_per_cycle));
-  if (gpu.training_efficiency != 0) out += line("training_efficiency", toml_float(gpu.training_efficiency));
-  return out;
+  return out + efficiency_table("gpu.efficiency", gpu.efficiency);
 }
 
 std::string memory_section(const MemorySpec& m) {

@@ -81,6 +81,10 @@ std::string footprint_section(const FootprintSpec& f) {
   return std::string("\n[footprint]\n") + key_value("process_bytes", toml_float(f.process_bytes)) +
          key_value("model_bytes", toml_float(f.model_bytes)) + key_value("optimizer_bytes", toml_float(f.optimizer_bytes)) +
          key_value("activation_bytes_per_sample", toml_float(f.activation_bytes_per_sample)) +
+         (f.workspace_bytes_per_sample != 0
+              ? key_value("workspace_bytes_per_sample", toml_float(f.workspace_bytes_per_sample))
+              : std::string()) +
+         (f.workspace_bytes != 0 ? key_value("workspace_bytes", toml_float(f.workspace_bytes)) : std::string()) +
          key_value("worker_bytes", toml_float(f.worker_bytes));
 }
 

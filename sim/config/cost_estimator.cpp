@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/config/config_error.hpp"
 
@@ -18,30 +19,78 @@ constexpr double launch_cycles_per_kernel = 21e3;
 // this is what keeps small-batch steps from getting faster. Estimate.
 constexpr double min_kernel_s = 5e-6;
 
-// Share of the memory bandwidth a training step's streaming reaches. Estimate.
-constexpr double memory_efficiency = 0.6;
-
-// Bytes the step moves besides activations: weights read forward and backward, gradients
-// written, and the SGD update reading weights, gradients and momentum and writing two of them.
+// Without the census's per-class counts ([model.ops]) the step is one class, the convolution:
+// its activation bytes as counted, plus the bytes the step moves besides activations (weights
+// read forward and backward, gradients written, the SGD update reading weights, gradients
+// and momentum and writing two of them).
 constexpr double parameter_passes = 7;
 
 double cpu_speed(const CpuSpec& cpu, double freq_hz) { return freq_hz * cpu.ipc_relative; }
 
-ComputeCurve gpu_roofline(const WorkloadSpec& w, const DeviceSpec& d, double& memory_fraction_at_16) {
-  const GpuSpec& gpu = *d.gpu;
-  const double peak_flops = gpu.fp32_flops_per_cycle * gpu.freq_hz * gpu.training_efficiency;
-  const double bandwidth = d.memory.bandwidth_bytes_per_s * memory_efficiency;
-  const ModelSpec& m = w.model_spec;
+std::map<OpClass, OpClassCost> step_classes(const ModelSpec& m) {
+  if (!m.ops.empty()) return m.ops;
+  OpClassCost whole;
+  whole.ops_per_sample = m.training_flops_per_sample;
+  whole.bytes_per_sample = m.memory_bytes_per_sample;
+  whole.bytes_per_step = parameter_passes * 4.0 * static_cast<double>(m.parameters);
+  whole.kernels_per_step = m.kernels_per_step;
+  return {{OpClass::conv, whole}};
+}
+
+}  // namespace
+
+RooflineStep roofline_step(const ModelSpec& model, const Roofline& roofline, double batch_size) {
+  RooflineStep step;
+  for (const auto& [op_class, c] : step_classes(model)) {
+    const double compute_s = (c.ops_per_sample * batch_size + c.ops_per_step) / roofline.peak_ops_per_s;
+    const double memory_s = (c.bytes_per_sample * batch_size + c.bytes_per_step) / roofline.bandwidth_bytes_per_s;
+    const auto share = roofline.efficiency.find(op_class);
+    const double efficiency = share == roofline.efficiency.end() ? 1.0 : share->second;
+    const double seconds = std::max(compute_s, memory_s) / efficiency;
+    step.class_s[op_class] = seconds;
+    step.seconds += seconds + c.kernels_per_step * roofline.per_kernel_s;
+    if (memory_s > compute_s) step.memory_bound_s += seconds;
+  }
+  return step;
+}
+
+namespace {
+
+ComputeCurve roofline_curve(const ModelSpec& model, const Roofline& roofline, double& memory_fraction_at_16) {
   ComputeCurve curve;
   for (const double b : estimated_batch_sizes) {
-    const double flop_s = m.training_flops_per_sample * b / peak_flops;
-    const double memory_s = (m.memory_bytes_per_sample * b + parameter_passes * 4.0 * m.parameters) / bandwidth;
+    const RooflineStep step = roofline_step(model, roofline, b);
     curve.batch_sizes.push_back(b);
-    curve.seconds.push_back(m.kernels_per_step * min_kernel_s + std::max(flop_s, memory_s));
-    if (b == 16) memory_fraction_at_16 = memory_s / (flop_s + memory_s);
+    curve.seconds.push_back(step.seconds);
+    if (b == 16) memory_fraction_at_16 = step.memory_bound_s / step.seconds;
   }
   return curve;
 }
+
+Roofline gpu_roofline(const DeviceSpec& d) {
+  return {d.gpu->fp32_flops_per_cycle * d.gpu->freq_hz, d.memory.bandwidth_bytes_per_s, d.gpu->efficiency, min_kernel_s};
+}
+
+// The CPU step runs on `threads` cores; every op pays PyTorch's dispatch on the trainer's core.
+Roofline cpu_roofline(const DeviceSpec& d, int threads) {
+  return {d.cpu.fp32_flops_per_cycle * d.cpu.freq_hz * threads, d.memory.bandwidth_bytes_per_s, d.cpu.efficiency,
+          launch_cycles_per_kernel / cpu_speed(d.cpu, d.cpu.freq_hz)};
+}
+
+bool has_cpu_roofline(const DeviceSpec& d) { return d.cpu.fp32_flops_per_cycle > 0 && !d.cpu.efficiency.empty(); }
+
+}  // namespace
+
+std::optional<Roofline> device_roofline(const DeviceSpec& d, int cpu_threads) {
+  if (d.gpu) {
+    if (d.gpu->fp32_flops_per_cycle <= 0 || d.gpu->efficiency.empty()) return std::nullopt;
+    return gpu_roofline(d);
+  }
+  if (!has_cpu_roofline(d)) return std::nullopt;
+  return cpu_roofline(d, cpu_threads > 0 ? std::min(cpu_threads, d.cpu.cores) : d.cpu.cores);
+}
+
+namespace {
 
 ComputeCurve scaled_cpu_curve(const ComputeCurve& reference, double factor) {
   ComputeCurve curve = reference;
@@ -57,7 +106,9 @@ void require_roofline_inputs(const WorkloadSpec& w, const DeviceSpec& d) {
   const std::string why = fmt::format("a positive number is needed to estimate {} on {} without a calibrated "
                                       "profile (--profile)", w.name, d.name);
   need(d.gpu->fp32_flops_per_cycle > 0, d.source, "gpu.fp32_flops_per_cycle", why);
-  need(d.gpu->training_efficiency > 0, d.source, "gpu.training_efficiency", why);
+  need(!d.gpu->efficiency.empty(), d.source, "gpu.efficiency",
+       fmt::format("a table of shares of the roofline ({}) is needed to estimate {} on {} without a calibrated "
+                   "profile (--profile)", fmt::join(op_class_names(), ", "), w.name, d.name));
   need(w.model_spec.training_flops_per_sample > 0, w.source, "model.training_flops_per_sample", why);
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }
@@ -82,11 +133,18 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
     require_roofline_inputs(workload, target);
     costs.reference_gpu_freq_hz = target.gpu->freq_hz;
     costs.reference_emc_freq_hz = target.memory.emc_freq_hz;
-    costs.compute = gpu_roofline(workload, target, costs.compute_memory_fraction);
+    costs.compute = roofline_curve(workload.model_spec, gpu_roofline(target), costs.compute_memory_fraction);
     if (target.memory.emc_freq_hz <= 0) costs.compute_memory_fraction = 0;
     costs.launch_cpu_s_per_batch =
         workload.model_spec.kernels_per_step * launch_cycles_per_kernel / cpu_speed(target.cpu, target.cpu.freq_hz);
-    how = "GPU step from a roofline of the model's FLOPs and bytes";
+    how = "GPU step from a roofline per class of operation of the model's counts";
+  } else if (has_cpu_roofline(target)) {
+    const int threads = ref.compute_threads > 0 ? std::min(ref.compute_threads, target.cpu.cores) : target.cpu.cores;
+    double unused = 0;
+    costs.compute = roofline_curve(workload.model_spec, cpu_roofline(target, threads), unused);
+    costs.compute_threads = threads;
+    how = fmt::format("CPU step on {} thread(s) from a roofline per class of operation of the model's counts",
+                      threads);
   } else {
     const double core_scale = static_cast<double>(reference.cpu.cores) / target.cpu.cores;
     costs.compute = scaled_cpu_curve(ref.compute, cpu_scale * core_scale);

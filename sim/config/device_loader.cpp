@@ -85,12 +85,27 @@ void read_steps(TomlReader& reader, const std::string& key, const std::string& m
   out = std::move(steps);
 }
 
+// [cpu.efficiency] / [gpu.efficiency]: one share of the roofline per class of operation, every
+// class given (an estimate must never fall back to a class the file forgot).
+void read_efficiency(TomlReader& reader, const std::string& table, std::map<OpClass, double>& out) {
+  if (!reader.has(table)) return;
+  for (const OpClassInfo& info : kOpClasses) {
+    double share = 0;
+    if (reader.read_number(table + "." + std::string(info.name), share, Presence::required, Bound::positive_fraction,
+                           "share of the roofline"))
+      out[info.op_class] = share;
+  }
+}
+
 void read_cpu(TomlReader& reader, CpuSpec& cpu) {
   reader.read_count("cpu.cores", cpu.cores, Presence::required, Bound::positive, "cores");
   bool max_ok = reader.read_number("cpu.freq_hz", cpu.freq_hz, Presence::required, Bound::positive, "Hz");
   read_steps(reader, "cpu.available_freqs_hz", "cpu.freq_hz", max_ok ? cpu.freq_hz : 0, cpu.available_freqs_hz);
   reader.read_number("cpu.ipc_relative", cpu.ipc_relative, Presence::optional, Bound::positive,
                      "work per cycle relative to host-x86-2core's core");
+  reader.read_number("cpu.fp32_flops_per_cycle", cpu.fp32_flops_per_cycle, Presence::optional, Bound::positive,
+                     "FLOP/cycle of one core");
+  read_efficiency(reader, "cpu.efficiency", cpu.efficiency);
   read_provenance(reader, "provenance.cpu", cpu.provenance);
 }
 
@@ -102,8 +117,15 @@ std::optional<GpuSpec> read_gpu(TomlReader& reader) {
   read_steps(reader, "gpu.available_freqs_hz", "gpu.freq_hz", max_ok ? gpu.freq_hz : 0, gpu.available_freqs_hz);
   reader.read_number("gpu.fp32_flops_per_cycle", gpu.fp32_flops_per_cycle, Presence::optional, Bound::positive,
                      "FLOP/cycle");
-  reader.read_number("gpu.training_efficiency", gpu.training_efficiency, Presence::optional,
-                     Bound::positive_fraction, "share of peak FLOP/s");
+  if (reader.contains("gpu.training_efficiency")) {
+    double unused = 0;
+    reader.read_number("gpu.training_efficiency", unused, Presence::optional, Bound::any, "");
+    reader.add_error("gpu.training_efficiency",
+                     fmt::format("no longer read: one share of the roofline per class of operation replaces it, "
+                                 "[gpu.efficiency] with {} (docs/schema.md)",
+                                 fmt::join(op_class_names(), ", ")));
+  }
+  read_efficiency(reader, "gpu.efficiency", gpu.efficiency);
   read_provenance(reader, "provenance.gpu", gpu.provenance);
   return gpu;
 }

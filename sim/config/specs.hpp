@@ -11,11 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/op_class.hpp"
 #include "sim/config/source_map.hpp"
 
 namespace edgetwin {
 
-// Where a group of numbers came from. kind is one of "measured", "spec", "estimate".
+// Where a group of numbers came from. kind is one of "measured", "spec", "counted" (derived
+// exactly from the network by edgetwin-calibrate census), "estimate".
 struct Provenance {
   std::string kind;
   std::string source;  // free text: a citation, or "edgetwin-calibrate on <host>, <date>"
@@ -39,6 +41,10 @@ struct CpuSpec {
   double freq_hz = 0;                       // clock the simulation runs the cores at (the maximum)
   std::vector<double> available_freqs_hz;   // ascending DVFS steps; empty: only freq_hz
   double ipc_relative = 1.0;                // work per cycle relative to host-x86-2core's core
+  double fp32_flops_per_cycle = 0;          // one core's FP32 peak per cycle (SIMD FMA units); 0: unknown
+  // Share of the roofline each class of operation reaches on one core (the CPU-only step's
+  // estimate); empty: unknown.
+  std::map<OpClass, double> efficiency;
   Provenance provenance;
 };
 
@@ -47,7 +53,9 @@ struct GpuSpec {
   double freq_hz = 0;                       // the maximum
   std::vector<double> available_freqs_hz;   // ascending; empty: only freq_hz
   double fp32_flops_per_cycle = 0;          // CUDA cores x 2 (fused multiply-add); 0: unknown
-  double training_efficiency = 0;           // share of peak FLOP/s a training step reaches; 0: unknown
+  // Share of the roofline, min(peak FLOP/s, bandwidth x intensity), each class of operation
+  // reaches; empty: unknown (needed to estimate a step without a profile).
+  std::map<OpClass, double> efficiency;
   Provenance provenance;
 };
 
@@ -179,10 +187,23 @@ struct FootprintSpec {
   double activation_bytes_per_sample = 0;   // saved activations for backward, per sample in a batch
   double worker_bytes = 0;                  // resident memory of one DataLoader worker process
   Provenance provenance;
+  // Optional terms the census counts (last, so that older positional initialisers still hold).
+  double workspace_bytes_per_sample = 0;    // transient peak above the saved activations (backward)
+  double workspace_bytes = 0;               // what of saved and transient memory does not grow with
+                                            // the batch (weight gradients in flight, statistics)
 };
 
 // What the network costs per sample, derived from its architecture: the basis of cost
 // estimates on devices nobody has calibrated.
+// One class of operation's share of a training step ([model.ops.<class>]).
+struct OpClassCost {
+  double ops_per_sample = 0;    // arithmetic operations of forward + backward, per sample
+  double ops_per_step = 0;      // arithmetic that does not grow with the batch (the update)
+  double bytes_per_sample = 0;  // activation bytes read + written, forward + backward, per sample
+  double bytes_per_step = 0;    // weights, gradients and optimizer state read + written per step
+  double kernels_per_step = 0;  // dispatched ops (each at least one kernel on a GPU)
+};
+
 struct ModelSpec {
   std::string name;
   std::int64_t parameters = 0;
@@ -190,6 +211,9 @@ struct ModelSpec {
   double training_flops_per_sample = 0;  // forward + backward (about 3 x forward)
   double memory_bytes_per_sample = 0;    // activation bytes a training step moves per sample
   int kernels_per_step = 0;              // GPU kernels launched per step (forward, backward, optimizer)
+  // Per class of operation, as edgetwin-calibrate census counts them; empty: not counted (the
+  // estimate then treats the whole step as one convolution-like class).
+  std::map<OpClass, OpClassCost> ops;
   Provenance provenance;
 };
 

@@ -18,7 +18,7 @@
 namespace edgetwin {
 namespace {
 
-constexpr std::array<std::string_view, 3> kProvenanceKinds{"measured", "spec", "estimate"};
+constexpr std::array<std::string_view, 4> kProvenanceKinds{"measured", "spec", "counted", "estimate"};
 
 // Arrays in messages are cut after this many values: enough to see the bad one.
 constexpr std::size_t kArrayValuesShown = 8;
@@ -605,7 +605,7 @@ std::vector<std::string> TomlReader::asked_children(const std::string& parent) c
 
 bool read_provenance(TomlReader& reader, std::string_view key, Provenance& out) {
   if (!reader.has(key)) {
-    reader.add_error(key, R"(missing required key; expected { kind = "measured" | "spec" | "estimate", )"
+    reader.add_error(key, R"(missing required key; expected { kind = "measured" | "spec" | "counted" | "estimate", )"
                           R"(source = "where the numbers come from" })");
     return false;
   }

@@ -28,6 +28,43 @@ void read_identity(TomlReader& reader, WorkloadSpec& workload) {
   }
 }
 
+struct OpClassField {
+  std::string_view key;
+  double OpClassCost::*member;
+  std::string_view unit;
+};
+
+constexpr std::array<OpClassField, 5> kOpClassFields{{
+    {"ops_per_sample", &OpClassCost::ops_per_sample, "operations/sample"},
+    {"ops_per_step", &OpClassCost::ops_per_step, "operations/step"},
+    {"bytes_per_sample", &OpClassCost::bytes_per_sample, "bytes/sample"},
+    {"bytes_per_step", &OpClassCost::bytes_per_step, "bytes/step"},
+    {"kernels_per_step", &OpClassCost::kernels_per_step, "kernels/step"},
+}};
+
+// [model.ops.<class>]: the census's per-class breakdown; every key of a class table is required.
+void read_model_ops(TomlReader& reader, ModelSpec& model) {
+  for (const std::string& name : reader.table_names("model.ops", Presence::optional)) {
+    const std::string table = "model.ops." + name;
+    const auto op_class = op_class_from_name(name);
+    if (!op_class) {
+      // Its keys are read (and dropped) so that the unknown class is the one problem reported.
+      OpClassCost ignored;
+      for (const OpClassField& field : kOpClassFields)
+        reader.read_number(table + "." + std::string(field.key), ignored.*field.member, Presence::optional,
+                           Bound::any, field.unit);
+      reader.add_error(table, unknown_choice_message("class of operation", name, op_class_names()));
+      continue;
+    }
+    OpClassCost cost;
+    for (const OpClassField& field : kOpClassFields) {
+      reader.read_number(table + "." + std::string(field.key), cost.*field.member, Presence::required,
+                         Bound::non_negative, field.unit);
+    }
+    model.ops[*op_class] = cost;
+  }
+}
+
 // [model]: what the network costs per sample, the basis of estimates for uncalibrated devices.
 void read_model(TomlReader& reader, ModelSpec& model) {
   if (!reader.has("model")) {
@@ -51,6 +88,7 @@ void read_model(TomlReader& reader, ModelSpec& model) {
                        Bound::non_negative, "bytes/sample");
     reader.read_count("model.kernels_per_step", model.kernels_per_step, Presence::required, Bound::positive,
                       "kernels/step");
+    read_model_ops(reader, model);
   }
   read_provenance(reader, "provenance.model", model.provenance);
 }
@@ -175,6 +213,10 @@ void read_footprint(TomlReader& reader, FootprintSpec& footprint) {
   for (const FootprintField& field : kFootprintFields) {
     reader.read_number(field.key, footprint.*field.member, Presence::required, Bound::non_negative, field.unit);
   }
+  reader.read_number("footprint.workspace_bytes_per_sample", footprint.workspace_bytes_per_sample, Presence::optional,
+                     Bound::non_negative, "bytes/sample");
+  reader.read_number("footprint.workspace_bytes", footprint.workspace_bytes, Presence::optional, Bound::non_negative,
+                     "bytes");
   read_provenance(reader, "provenance.footprint", footprint.provenance);
 }
 

@@ -10,6 +10,7 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/config/training_memory.hpp"
 #include "sim/model/engine_session.hpp"
 #include "sim/model/sampler.hpp"
 #include "sim/model/training_device.hpp"
@@ -71,11 +72,7 @@ const StorageSpec& Simulation::storage(std::size_t member) const {
 void Simulation::check_model_inputs(const Member& m) {
   std::vector<Diagnostic> problems;
   if (m.cache_capacity_bytes <= 0) {
-    problems.push_back(m.workload.source.at("footprint",
-                        fmt::format("training needs more RAM than {} has: {:.0f} bytes short "
-                                    "(RAM minus OS base minus process, model, optimizer, activations x batch "
-                                    "size, workers x worker_bytes); the run would fail with out-of-memory",
-                                    m.device.name, -m.cache_capacity_bytes)));
+    problems.push_back(m.workload.source.at("footprint", out_of_memory_message(m.device, m.workload, m.run.loader)));
   }
   const bool gpu_costs = m.workload.costs.reference_gpu_freq_hz > 0;
   if (m.device.gpu.has_value() != gpu_costs) {

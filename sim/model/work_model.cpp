@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/config/training_memory.hpp"
+
 namespace edgetwin {
 
 WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage)
@@ -53,10 +55,7 @@ BatchWork WorkModel::batch(int samples) const {
 }
 
 double page_cache_capacity_bytes(const DeviceSpec& device, const WorkloadSpec& workload, const LoaderSpec& loader) {
-  const FootprintSpec& f = workload.footprint;
-  const double training = f.process_bytes + f.model_bytes + f.optimizer_bytes +
-                          f.activation_bytes_per_sample * loader.batch_size + f.worker_bytes * loader.workers;
-  return device.memory.ram_bytes - device.memory.os_base_bytes - training;
+  return free_ram_bytes(device) - training_memory(workload, loader, device.gpu.has_value()).needed_bytes(loader.batch_size);
 }
 
 }  // namespace edgetwin

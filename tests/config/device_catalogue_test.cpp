@@ -14,7 +14,9 @@
 namespace edgetwin {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using test::error_lines;
 using test::replaced;
 
@@ -36,7 +38,7 @@ ipc_relative = 0.5
 freq_hz = 900e6
 available_freqs_hz = [300e6, 600e6, 900e6]
 fp32_flops_per_cycle = 256
-training_efficiency = 0.3
+efficiency = { conv = 0.3, depthwise_conv = 0.1, linear = 0.3, norm = 0.4, pool = 0.5, elementwise = 0.6, loss = 0.2, optimizer = 0.6 }
 
 [memory]
 ram_bytes = 4e9
@@ -129,7 +131,9 @@ TEST_F(DeviceCatalogue, LoadsEveryValue) {
   ASSERT_TRUE(device.gpu.has_value());
   EXPECT_THAT(device.gpu->available_freqs_hz, ElementsAre(300e6, 600e6, 900e6));
   EXPECT_DOUBLE_EQ(device.gpu->fp32_flops_per_cycle, 256);
-  EXPECT_DOUBLE_EQ(device.gpu->training_efficiency, 0.3);
+  EXPECT_DOUBLE_EQ(device.gpu->efficiency.at(OpClass::conv), 0.3);
+  EXPECT_DOUBLE_EQ(device.gpu->efficiency.at(OpClass::depthwise_conv), 0.1);
+  EXPECT_EQ(device.gpu->efficiency.size(), kOpClasses.size());
   EXPECT_DOUBLE_EQ(device.memory.emc_freq_hz, 1.6e9);
   EXPECT_THAT(device.memory.available_emc_freqs_hz, ElementsAre(800e6, 1.6e9));
 
@@ -165,7 +169,7 @@ TEST_F(DeviceCatalogue, OptionalKeysKeepTheirDefaults) {
   std::string text = replaced(kBoard, "available_freqs_hz = [300e6, 600e6, 900e6, 1.2e9, 1.5e9]\nipc_relative = 0.5\n",
                               "");
   text = replaced(text, "available_freqs_hz = [300e6, 600e6, 900e6]\nfp32_flops_per_cycle = 256\n"
-                        "training_efficiency = 0.3\n", "");
+                        "efficiency = { conv = 0.3, depthwise_conv = 0.1, linear = 0.3, norm = 0.4, pool = 0.5, elementwise = 0.6, loss = 0.2, optimizer = 0.6 }\n", "");
   text = replaced(text, "emc_freq_hz = 1.6e9\navailable_emc_freqs_hz = [800e6, 1.6e9]\n", "");
   text = replaced(text, "default_power_mode = \"MAXN\"\n", "");
   text = text.substr(0, text.find("[[power_mode]]")) + text.substr(text.find("[provenance]"));
@@ -174,7 +178,7 @@ TEST_F(DeviceCatalogue, OptionalKeysKeepTheirDefaults) {
   EXPECT_TRUE(device.cpu.available_freqs_hz.empty());
   EXPECT_DOUBLE_EQ(device.cpu.ipc_relative, CpuSpec{}.ipc_relative);
   EXPECT_DOUBLE_EQ(device.gpu->fp32_flops_per_cycle, GpuSpec{}.fp32_flops_per_cycle);
-  EXPECT_DOUBLE_EQ(device.gpu->training_efficiency, GpuSpec{}.training_efficiency);
+  EXPECT_TRUE(device.gpu->efficiency.empty());
   EXPECT_DOUBLE_EQ(device.memory.emc_freq_hz, MemorySpec{}.emc_freq_hz);
   EXPECT_TRUE(device.power_modes.empty());
   EXPECT_EQ(device.default_power_mode, "");
@@ -199,7 +203,7 @@ TEST_F(DeviceCatalogue, NoMediaDirectorySaysWhereItLooked) {
               ElementsAre(at("27:10: storage.sd.medium: unknown medium \"microsd\"; no medium files (*.toml) in " +
                              scratch_.path_of("media").string()),
                           at("48:1: provenance.storage: missing required key; expected { kind = \"measured\" | "
-                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+                             "\"spec\" | \"counted\" | \"estimate\", source = \"where the numbers come from\" }")));
 }
 
 TEST_F(DeviceCatalogue, MediumAndInlineKeysTogether) {
@@ -275,7 +279,7 @@ TEST_F(DeviceCatalogue, MediumFileNeedsProvenance) {
       replaced(kMicroSd, "medium = { kind = \"estimate\", source = \"SD spec, A1 minimum\" }\n", ""));
   EXPECT_THAT(error_lines([&] { load_medium(file); }),
               ElementsAre(in_media("microsd.toml", "7:1: provenance.medium: missing required key; expected { kind = "
-                                                   "\"measured\" | \"spec\" | \"estimate\", source = \"where the "
+                                                   "\"measured\" | \"spec\" | \"counted\" | \"estimate\", source = \"where the "
                                                    "numbers come from\" }")));
 }
 
@@ -338,13 +342,19 @@ TEST_F(DeviceCatalogue, IpcAndEfficiencyBounds) {
   EXPECT_THAT(errors_after("ipc_relative = 0.5", "ipc_relative = 0"),
               ElementsAre(at("11:16: cpu.ipc_relative: expected a positive number (work per cycle relative to "
                              "host-x86-2core's core), got 0")));
-  EXPECT_THAT(errors_after("training_efficiency = 0.3", "training_efficiency = 1.5"),
-              ElementsAre(at("17:23: gpu.training_efficiency: expected a positive number at most 1 (share of peak "
-                             "FLOP/s), got 1.5")));
-  EXPECT_THAT(errors_after("training_efficiency = 0.3", "training_efficiency = 0"),
-              ElementsAre(at("17:23: gpu.training_efficiency: expected a positive number at most 1 (share of peak "
-                             "FLOP/s), got 0")));
-  EXPECT_DOUBLE_EQ(load_after("training_efficiency = 0.3", "training_efficiency = 1").gpu->training_efficiency, 1);
+  EXPECT_THAT(errors_after("{ conv = 0.3,", "{ conv = 1.5,"),
+              ElementsAre(at("17:23: gpu.efficiency.conv: expected a positive number at most 1 (share of the "
+                             "roofline), got 1.5")));
+  EXPECT_THAT(errors_after("{ conv = 0.3,", "{ conv = 0,"),
+              ElementsAre(at("17:23: gpu.efficiency.conv: expected a positive number at most 1 (share of the "
+                             "roofline), got 0")));
+  EXPECT_DOUBLE_EQ(load_after("{ conv = 0.3,", "{ conv = 1,").gpu->efficiency.at(OpClass::conv), 1);
+  // Every class or none: an estimate must not fall back to a class the file forgot.
+  EXPECT_THAT(errors_after("loss = 0.2, ", ""),
+              ElementsAre(HasSubstr("gpu.efficiency.loss: missing required key")));
+  // The one efficiency of earlier files points at its replacement.
+  EXPECT_THAT(errors_after("fp32_flops_per_cycle = 256\n", "fp32_flops_per_cycle = 256\ntraining_efficiency = 0.3\n"),
+              Contains(HasSubstr("gpu.training_efficiency: no longer read: one share of the roofline per class")));
   EXPECT_THAT(errors_after("fp32_flops_per_cycle = 256", "fp32_flops_per_cycle = -256"),
               ElementsAre(at("16:24: gpu.fp32_flops_per_cycle: expected a positive number (FLOP/cycle), got -256")));
 }
@@ -439,7 +449,7 @@ TEST_F(DeviceCatalogue, DefaultPowerModeIsRequiredWithModes) {
 TEST_F(DeviceCatalogue, PowerModeTablesNeedTheirProvenance) {
   EXPECT_THAT(errors_after("power_modes = { kind = \"spec\", source = \"nvpmodel table\" }\n", ""),
               ElementsAre(at("47:1: provenance.power_modes: missing required key; expected { kind = \"measured\" | "
-                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+                             "\"spec\" | \"counted\" | \"estimate\", source = \"where the numbers come from\" }")));
 }
 
 TEST_F(DeviceCatalogue, ModeCoresAboveCpuCores) {
@@ -449,7 +459,7 @@ TEST_F(DeviceCatalogue, ModeCoresAboveCpuCores) {
 
 TEST_F(DeviceCatalogue, GpuCapOnACpuOnlyDevice) {
   std::string text = replaced(kBoard, "[gpu]\nfreq_hz = 900e6\navailable_freqs_hz = [300e6, 600e6, 900e6]\n"
-                                      "fp32_flops_per_cycle = 256\ntraining_efficiency = 0.3\n\n", "");
+                                      "fp32_flops_per_cycle = 256\nefficiency = { conv = 0.3, depthwise_conv = 0.1, linear = 0.3, norm = 0.4, pool = 0.5, elementwise = 0.6, loss = 0.2, optimizer = 0.6 }\n\n", "");
   text = replaced(text, "gpu = { kind = \"spec\", source = \"datasheet, GPU\" }\n", "");
   text = replaced(text, "gpu_max_hz = 900e6\n", "");
   // Line numbers: the [gpu] table took 6 lines, the first mode's cap one more.

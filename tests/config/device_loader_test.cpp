@@ -182,12 +182,12 @@ TEST_F(DeviceLoader, MissingRequiredKeyPointsAtItsTable) {
 TEST_F(DeviceLoader, MissingProvenanceGroup) {
   EXPECT_THAT(errors_after("memory = { kind = \"measured\", source = \"stream\" }\n", ""),
               ElementsAre(at("27:1: provenance.memory: missing required key; expected { kind = \"measured\" | "
-                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+                             "\"spec\" | \"counted\" | \"estimate\", source = \"where the numbers come from\" }")));
 }
 
 TEST_F(DeviceLoader, BadProvenanceKindListsTheValidOnes) {
   EXPECT_THAT(errors_after("cpu = { kind = \"spec\"", "cpu = { kind = \"measurd\""),
-              ElementsAre(at("28:16: provenance.cpu.kind: unknown kind \"measurd\"; valid: measured, spec, estimate")));
+              ElementsAre(at("28:16: provenance.cpu.kind: unknown kind \"measurd\"; valid: measured, spec, counted, estimate")));
 }
 
 TEST_F(DeviceLoader, EmptyProvenanceSourceIsRejected) {

@@ -201,7 +201,7 @@ TEST_F(DevicePower, EveryOtherFigureIsRequired) {
 TEST_F(DevicePower, PowerNeedsItsProvenance) {
   EXPECT_THAT(errors_after("power = { kind = \"estimate\", source = \"module budget\" }\n", ""),
               ElementsAre(at("38:1: provenance.power: missing required key; expected { kind = \"measured\" | "
-                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+                             "\"spec\" | \"counted\" | \"estimate\", source = \"where the numbers come from\" }")));
 }
 
 TEST_F(DevicePower, ProvenanceWithoutPowerTableIsAnError) {
@@ -246,7 +246,7 @@ TEST_F(DevicePower, AllProblemsOfThePowerTableTogether) {
                           at("32:17: power.dvfs_exponent: expected a number from 1 to 4 (exponent of f / f_max), "
                              "got 5"),
                           at("38:1: provenance.power: missing required key; expected { kind = \"measured\" | "
-                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+                             "\"spec\" | \"counted\" | \"estimate\", source = \"where the numbers come from\" }")));
 }
 
 TEST_F(DevicePower, PowerMustBeATable) {

@@ -157,7 +157,10 @@ TEST(ShippedFiles, HostDeviceLoads) {
   EXPECT_DOUBLE_EQ(device.storage[0].read_bw_bytes_per_s, 500e6);
   EXPECT_DOUBLE_EQ(device.storage[0].request_s, 100e-6);
   EXPECT_TRUE(device.storage[0].provenance.is_estimate());
-  EXPECT_EQ(device.cpu.provenance.kind, "spec");
+  // Cores and clock are lscpu's; the roofline shares of [cpu.efficiency] are estimates.
+  EXPECT_EQ(device.cpu.provenance.kind, "estimate");
+  EXPECT_DOUBLE_EQ(device.cpu.fp32_flops_per_cycle, 32);
+  EXPECT_EQ(device.cpu.efficiency.size(), kOpClasses.size());
 }
 
 TEST(ShippedFiles, LenetWorkloadLoads) {

@@ -211,7 +211,7 @@ TEST_F(WorkloadLoader, TwoErrorsInOneFileAreBothReported) {
                              "(bytes)"),
                           at("33:1: footprint.worker_byte: unknown key; did you mean \"worker_bytes\"? (valid here: "
                              "process_bytes, model_bytes, optimizer_bytes, activation_bytes_per_sample, "
-                             "worker_bytes)")));
+                             "worker_bytes, workspace_bytes_per_sample, workspace_bytes)")));
 }
 
 TEST_F(WorkloadLoader, ZeroSamplesIsRejected) {
@@ -238,7 +238,7 @@ TEST_F(WorkloadLoader, MissingModelTableIsOneProblem) {
 TEST_F(WorkloadLoader, ModelNeedsItsProvenance) {
   EXPECT_THAT(errors_after("model = { kind = \"estimate\", source = \"counted layer by layer\" }\n", ""),
               ElementsAre(at("35:1: provenance.model: missing required key; expected { kind = \"measured\" | "
-                             "\"spec\" | \"estimate\", source = \"where the numbers come from\" }")));
+                             "\"spec\" | \"counted\" | \"estimate\", source = \"where the numbers come from\" }")));
 }
 
 TEST_F(WorkloadLoader, ModelValuesAreBounded) {
@@ -286,6 +286,44 @@ TEST_F(WorkloadLoader, MemoryClockCostKeys) {
               ElementsAre(at("21:25: costs.reference_emc_freq_hz: expected a non-negative number (Hz), got -1"),
                           at("22:27: costs.compute_memory_fraction: expected a number from 0 to 1 (share of the "
                              "compute step that scales with the memory clock), got 1.5")));
+}
+
+// [model.ops.<class>]: the census's per-class breakdown, every key of a class required.
+TEST_F(WorkloadLoader, ModelOpsPerClass) {
+  const std::string ops = "kernels_per_step = 73\n\n[model.ops.depthwise_conv]\nops_per_sample = 1e6\nops_per_step = 0\n"
+                          "bytes_per_sample = 2e6\nbytes_per_step = 3e3\nkernels_per_step = 12\n";
+  const WorkloadSpec w = load_after("kernels_per_step = 73\n", ops);
+  ASSERT_EQ(w.model_spec.ops.size(), 1u);
+  const OpClassCost& dw = w.model_spec.ops.at(OpClass::depthwise_conv);
+  EXPECT_DOUBLE_EQ(dw.ops_per_sample, 1e6);
+  EXPECT_DOUBLE_EQ(dw.bytes_per_sample, 2e6);
+  EXPECT_DOUBLE_EQ(dw.bytes_per_step, 3e3);
+  EXPECT_DOUBLE_EQ(dw.kernels_per_step, 12);
+  EXPECT_TRUE(load_workload(scratch_.write("workload.toml", kWorkload)).model_spec.ops.empty());
+  // The file ends at line 47: the first table below starts at 48, the one of `ops` at 49.
+  EXPECT_THAT(errors_after("kernels_per_step = 73\n", "kernels_per_step = 73\n[model.ops.dwconv]\nops_per_sample = 1\n"),
+              ElementsAre(at("48:1: model.ops.dwconv: unknown class of operation \"dwconv\"; valid: conv, "
+                             "depthwise_conv, linear, norm, pool, elementwise, loss, optimizer")));
+  std::string missing = ops;
+  missing.replace(missing.find("ops_per_step = 0\n"), 17, "");
+  EXPECT_THAT(errors_after("kernels_per_step = 73\n", missing),
+              ElementsAre(at("49:1: model.ops.depthwise_conv.ops_per_step: missing required key; expected a "
+                             "non-negative number (operations/step)")));
+}
+
+TEST_F(WorkloadLoader, WorkspaceKeysAreOptional) {
+  const WorkloadSpec w = load_after("activation_bytes_per_sample = 26000\n",
+                                    "activation_bytes_per_sample = 26000\nworkspace_bytes_per_sample = 4000\n"
+                                    "workspace_bytes = 1e6\n");
+  EXPECT_DOUBLE_EQ(w.footprint.workspace_bytes_per_sample, 4000);
+  EXPECT_DOUBLE_EQ(w.footprint.workspace_bytes, 1e6);
+  EXPECT_DOUBLE_EQ(load_workload(scratch_.write("workload.toml", kWorkload)).footprint.workspace_bytes, 0);
+}
+
+TEST_F(WorkloadLoader, CountedIsAProvenanceKind) {
+  const WorkloadSpec w = load_after("model = { kind = \"estimate\"", "model = { kind = \"counted\"");
+  EXPECT_EQ(w.model_spec.provenance.kind, "counted");
+  EXPECT_FALSE(w.model_spec.provenance.is_estimate());
 }
 
 }  // namespace

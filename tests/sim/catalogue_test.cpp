@@ -130,15 +130,32 @@ TEST(CostEstimate, CpuWorkScalesWithClockAndPerCycleSpeed) {
   EXPECT_NEAR(costs.fetch_cpu_s_per_sample, w.costs.fetch_cpu_s_per_sample * scale, 1e-15);
 }
 
-TEST(CostEstimate, GpuStepFollowsTheRoofline) {
+TEST(CostEstimate, GpuStepIsARooflinePerClassOfOperation) {
+  // Two classes on a GPU of 1 TFLOP/s and 100 GB/s. A convolution of 1 GFLOP and 10 MB a
+  // sample is compute-bound (1 ms > 0.1 ms) and reaches half its roofline; a norm of 1 MFLOP
+  // and 50 MB a sample is memory-bound (0.5 ms > 1 us) at a quarter. At batch 2 the step is
+  // 2 x 1 ms / 0.5 + 2 x 0.5 ms / 0.25 = 8 ms, plus 3 kernels x 5 us.
+  ModelSpec m;
+  m.ops[OpClass::conv] = {1e9, 0, 10e6, 0, 1};
+  m.ops[OpClass::norm] = {1e6, 0, 50e6, 0, 2};
+  const Roofline roofline{1e12, 100e9, {{OpClass::conv, 0.5}, {OpClass::norm, 0.25}}, 5e-6};
+  const RooflineStep step = roofline_step(m, roofline, 2);
+  EXPECT_NEAR(step.seconds, 8e-3 + 15e-6, 1e-12);
+  EXPECT_NEAR(step.memory_bound_s, 4e-3, 1e-12);
+  EXPECT_NEAR(step.class_s.at(OpClass::conv), 4e-3, 1e-12);
+  // A per-step term (the update) does not grow with the batch.
+  m.ops[OpClass::optimizer] = {0, 1e6, 0, 100e6, 1};
+  EXPECT_NEAR(roofline_step(m, {1e12, 100e9, {}, 0}, 1).class_s.at(OpClass::optimizer), 1e-3, 1e-12);
+}
+
+TEST(CostEstimate, GpuStepFollowsTheDevicesRoofline) {
   const auto agx = device("agx-xavier");
   const auto w = workload("resnet18-cifar10");
   const auto costs = estimate_costs(device("host-x86-2core"), w, agx);
-  // ResNet-18 at batch 64 is compute-bound on the roofline: FLOPs / (peak x efficiency) plus
-  // the per-kernel floor.
-  const double peak = agx.gpu->fp32_flops_per_cycle * agx.gpu->freq_hz * agx.gpu->training_efficiency;
-  const double expected = w.model_spec.kernels_per_step * 5e-6 + w.model_spec.training_flops_per_sample * 64 / peak;
-  EXPECT_NEAR(costs.compute.at(64), expected, 1e-9);
+  const auto roofline = device_roofline(agx, 1);
+  ASSERT_TRUE(roofline.has_value());
+  EXPECT_DOUBLE_EQ(roofline->peak_ops_per_s, agx.gpu->fp32_flops_per_cycle * agx.gpu->freq_hz);
+  EXPECT_NEAR(costs.compute.at(64), roofline_step(w.model_spec, *roofline, 64).seconds, 1e-12);
   // Per-sample cost falls with the batch (the per-kernel floor is shared) then levels off.
   EXPECT_GT(costs.compute.at(1) / 1, costs.compute.at(16) / 16);
   EXPECT_NEAR(costs.compute.at(512) / 512, costs.compute.at(256) / 256, 0.05 * costs.compute.at(256) / 256);
