@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/app/census_command.hpp"
 #include "calibrate/app/import_command.hpp"
 #include "calibrate/app/make_dataset_command.hpp"
 #include "calibrate/app/measure_command.hpp"
@@ -27,13 +28,23 @@ std::string command_line(int argc, char** argv) {
   return out;
 }
 
-int dispatch(const CLI::App& app, edgetwin::calibrate::RunOptions& run, edgetwin::calibrate::MeasureOptions& measure,
-             edgetwin::calibrate::MakeDatasetOptions& make, edgetwin::calibrate::ImportCommandOptions& import) {
+// Every subcommand's options, filled by the parser.
+struct Commands {
+  edgetwin::calibrate::RunOptions run;
+  edgetwin::calibrate::MeasureOptions measure;
+  edgetwin::calibrate::MakeDatasetOptions make;
+  edgetwin::calibrate::ImportCommandOptions import;
+  edgetwin::calibrate::CensusOptions census;
+};
+
+int dispatch(const CLI::App& app, Commands& c) {
+  auto& [run, measure, make, import, census] = c;
   const std::filesystem::path data_dir = EDGETWIN_DATA_DIR;
   if (app.got_subcommand("run")) return edgetwin::calibrate::run_calibration(run, data_dir);
   if (app.got_subcommand("measure")) return edgetwin::calibrate::run_measure(measure, data_dir);
   if (app.got_subcommand("make-dataset")) return edgetwin::calibrate::run_make_dataset(make);
   if (app.got_subcommand("import")) return edgetwin::calibrate::run_import(import, data_dir);
+  if (app.got_subcommand("census")) return edgetwin::calibrate::run_census(census, data_dir);
   return 2;
 }
 
@@ -44,17 +55,15 @@ int main(int argc, char** argv) {
   CLI::App app{
       "edgetwin-calibrate: measure real LibTorch training on this device and write the profile edgetwin loads"};
   app.require_subcommand(1);
-  edgetwin::calibrate::RunOptions run;
-  edgetwin::calibrate::MeasureOptions measure;
-  edgetwin::calibrate::MakeDatasetOptions make;
-  edgetwin::calibrate::ImportCommandOptions import;
-  edgetwin::calibrate::add_run_command(app, run);
-  edgetwin::calibrate::add_measure_command(app, measure);
-  edgetwin::calibrate::add_make_dataset_command(app, make);
-  edgetwin::calibrate::add_import_command(app, import);
+  Commands c;
+  edgetwin::calibrate::add_run_command(app, c.run);
+  edgetwin::calibrate::add_measure_command(app, c.measure);
+  edgetwin::calibrate::add_make_dataset_command(app, c.make);
+  edgetwin::calibrate::add_import_command(app, c.import);
+  edgetwin::calibrate::add_census_command(app, c.census);
   if (const auto exit_code = edgetwin::parse_command_line(app, argc, argv)) return *exit_code;
-  run.command = import.command = command_line(argc, argv);
+  c.run.command = c.import.command = c.census.command = command_line(argc, argv);
   return edgetwin::run_command_reporting_errors(
-      "edgetwin-calibrate", [&] { return dispatch(app, run, measure, make, import); },
+      "edgetwin-calibrate", [&] { return dispatch(app, c); },
       edgetwin::calibrate::dataset_or_hardware_error);
 }

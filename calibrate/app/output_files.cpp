@@ -8,6 +8,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/device_loader.hpp"
 #include "sim/config/profile_loader.hpp"
+#include "sim/config/workload_loader.hpp"
 #include "calibrate/profile/atomic_file.hpp"
 #include "calibrate/profile/host_device_writer.hpp"
 #include "calibrate/profile/profile_writer.hpp"
@@ -53,6 +54,10 @@ void write_checked_profile(const std::filesystem::path& file, const ProfileDocum
 
 void write_checked_device(const std::filesystem::path& file, const DeviceSpec& device) {
   write_checked(file, render_host_device(device), [](const std::filesystem::path& p) { (void)load_device(p); });
+}
+
+void write_checked_workload(const std::filesystem::path& file, const std::string& text) {
+  write_checked(file, text, [](const std::filesystem::path& p) { (void)load_workload(p); });
 }
 
 }  // namespace edgetwin::calibrate

@@ -18,5 +18,7 @@ namespace edgetwin::calibrate {
 void check_output_target(const std::filesystem::path& file, const std::string& option);
 void write_checked_profile(const std::filesystem::path& file, const ProfileDocument& document);
 void write_checked_device(const std::filesystem::path& file, const DeviceSpec& device);
+// A workload's whole text (edgetwin-calibrate census --write-workload), checked with load_workload.
+void write_checked_workload(const std::filesystem::path& file, const std::string& text);
 
 }  // namespace edgetwin::calibrate

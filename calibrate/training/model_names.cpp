@@ -6,7 +6,7 @@
 
 namespace edgetwin::calibrate {
 
-std::vector<std::string> model_names() { return {"lenet5", "resnet18-cifar", "mobilenetv3-large"}; }
+std::vector<std::string> model_names() { return {"lenet5", "resnet18-cifar", "mobilenetv3-large", "lenet-lecture"}; }
 
 std::string canonical_model_name(const std::string& name) {
   // Aliases: the `model` strings of workloads/*.toml and the study's spellings.
@@ -20,6 +20,7 @@ std::string canonical_model_name(const std::string& name) {
       {"mobilenetv3-large", "mobilenetv3-large"},
       {"mobilenetv3", "mobilenetv3-large"},
       {"mobilenet_v3_large", "mobilenetv3-large"},
+      {"lenet-lecture", "lenet-lecture"},
   };
   // Workload files add notes in parentheses ("ResNet-18 (CIFAR)"): the name is what precedes.
   std::string key = name.substr(0, name.find('('));

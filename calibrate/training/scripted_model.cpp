@@ -36,6 +36,24 @@ std::vector<at::Tensor> ScriptedModel::parameters() {
   return out;
 }
 
+std::vector<std::pair<std::string, at::Tensor>> ScriptedModel::named_parameters() {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (const auto& p : module_->named_parameters()) out.emplace_back(p.name, p.value);
+  return out;
+}
+
+std::vector<std::pair<std::string, at::Tensor>> ScriptedModel::named_buffers() {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (const auto& b : module_->named_buffers()) out.emplace_back(b.name, b.value);
+  return out;
+}
+
+// "__torch__.LeNet" -> "LeNet".
+std::string ScriptedModel::architecture() const {
+  std::string name = module_->type()->name() ? module_->type()->name()->name() : name_;
+  return name;
+}
+
 void ScriptedModel::train(bool on) { module_->train(on); }
 
 void ScriptedModel::to(c10::Device device) { module_->to(device); }

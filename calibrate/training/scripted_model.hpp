@@ -23,6 +23,9 @@ class ScriptedModel : public TrainableModel {
   std::string name() const override { return name_; }
   at::Tensor forward(const at::Tensor& input) override;
   std::vector<at::Tensor> parameters() override;
+  std::vector<std::pair<std::string, at::Tensor>> named_parameters() override;
+  std::vector<std::pair<std::string, at::Tensor>> named_buffers() override;
+  std::string architecture() const override;
   void train(bool on) override;
   void to(c10::Device device) override;
 
