@@ -4,7 +4,7 @@
 # GoogleTest, libjpeg-turbo, gnuplot). Packages already present are left as they are.
 set -euo pipefail
 
-sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev)
+sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev)
 all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev gnuplot-nox)
 
 packages=("${all_packages[@]}")

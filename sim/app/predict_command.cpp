@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/app/run_options.hpp"
 #include "sim/model/simulation.hpp"
 #include "sim/report/epoch_recorder.hpp"
 #include "sim/report/report_writer.hpp"
@@ -13,38 +14,11 @@ namespace edgetwin {
 
 void add_predict_command(CLI::App& app, PredictOptions& o) {
   auto* cmd = app.add_subcommand("predict", "Simulate training a workload on a device and report each epoch");
-  cmd->add_option("--device", o.request.device, "Device: a shipped name (see devices/) or a TOML file")->capture_default_str();
-  cmd->add_option("--workload", o.request.workload, "Workload: a shipped name (see workloads/) or a TOML file")
-      ->capture_default_str();
-  cmd->add_option("--profile", o.request.profile,
-                  "Profile TOML from edgetwin-calibrate: measured costs replacing the workload's estimates");
-  cmd->add_option("--storage", o.request.storage, "Storage medium holding the dataset (default: the device's default)");
-  cmd->add_option("--workers", o.request.workers, "DataLoader num_workers; 0 loads in the trainer (default: the workload's)");
-  cmd->add_option("--prefetch-factor", o.request.prefetch_factor,
-                  "Batches each worker may have outstanding (default: the workload's, PyTorch's 2)");
-  cmd->add_option("--batch-size", o.request.batch_size, "Samples per mini-batch (default: the workload's)");
-  cmd->add_option("--persistent-workers", o.request.persistent_workers,
-                  "Keep workers alive across epochs (true|false; default: the workload's)");
-  cmd->add_option("--drop-last", o.request.drop_last, "Drop the last incomplete batch (true|false; default: the workload's)");
+  add_run_request_options(*cmd, o.request);
   cmd->add_option("--epochs", o.request.epochs, "Epochs to simulate")->capture_default_str();
-  cmd->add_option("--cache", o.request.cache,
-                  "Page cache at the start: cold (evicted before epoch 0, as the study does) or warm (dataset read "
-                  "once before)")
-      ->check(CLI::IsMember({"cold", "warm"}))
-      ->capture_default_str();
-  cmd->add_option("--seed", o.request.seed, "Seed of the sampler's shuffle")->capture_default_str();
   auto* json = cmd->add_flag("--json", o.json, "Write JSON instead of a table");
   cmd->add_flag("--csv", o.csv, "Write CSV instead of a table")->excludes(json);
   cmd->add_option("--trace", o.trace, "Also write per-batch times (CSV) to this file");
-  cmd->add_option("--power-mode", o.request.power_mode,
-                  "Named power mode or its nvpmodel id (default: the device's default mode; see `edgetwin modes`)");
-  cmd->add_option("--cores", o.request.cores, "Online CPU cores (overrides the power mode's)");
-  cmd->add_option("--cpu-freq", o.request.cpu_freq, "CPU clock, one of the device's steps, e.g. 1190.4MHz (overrides the mode's)");
-  cmd->add_option("--gpu-freq", o.request.gpu_freq, "GPU clock, one of the device's steps, e.g. 1377MHz");
-  cmd->add_option("--emc-freq", o.request.emc_freq, "Memory (EMC) clock, one of the device's steps, e.g. 2133MHz");
-  cmd->add_flag("--dvfs", o.request.dvfs,
-                "DVFS governors on (clocks drop while idle) instead of pinned clocks (jetson_clocks, the study's "
-                "default)");
 }
 
 namespace {

@@ -55,22 +55,19 @@ void read_host_info(TomlReader& reader) {
   reader.read_string("provenance.libtorch_version", text, Presence::optional);
 }
 
-void read_measurement(TomlReader& reader, const std::string& name) {
+MeasurementSpec read_measurement(TomlReader& reader, const std::string& name) {
   const std::string table = "measurements." + name;
-  double median = 0;
-  double p10 = 0;
-  double p90 = 0;
-  std::int64_t repetitions = 0;
-  std::string unit;
-  bool median_ok = reader.read_number(table + ".median", median, Presence::required, Bound::any, "");
-  bool p10_ok = reader.read_number(table + ".p10", p10, Presence::required, Bound::any, "");
-  bool p90_ok = reader.read_number(table + ".p90", p90, Presence::required, Bound::any, "");
-  reader.read_count(table + ".repetitions", repetitions, Presence::required, Bound::positive, "runs");
-  reader.read_string(table + ".unit", unit, Presence::required);
-  if (median_ok && p10_ok && p90_ok && !(p10 <= median && median <= p90)) {
+  MeasurementSpec m;
+  bool median_ok = reader.read_number(table + ".median", m.median, Presence::required, Bound::any, "");
+  bool p10_ok = reader.read_number(table + ".p10", m.p10, Presence::required, Bound::any, "");
+  bool p90_ok = reader.read_number(table + ".p90", m.p90, Presence::required, Bound::any, "");
+  reader.read_count(table + ".repetitions", m.repetitions, Presence::required, Bound::positive, "runs");
+  reader.read_string(table + ".unit", m.unit, Presence::required);
+  if (median_ok && p10_ok && p90_ok && !(m.p10 <= m.median && m.median <= m.p90)) {
     reader.add_error(table + ".median",
-                     fmt::format("expected a value between p10 ({}) and p90 ({}), got {}", p10, p90, median));
+                     fmt::format("expected a value between p10 ({}) and p90 ({}), got {}", m.p10, m.p90, m.median));
   }
+  return m;
 }
 
 }  // namespace
@@ -90,7 +87,7 @@ ProfileSpec load_profile(const std::filesystem::path& file) {
   }
   read_host_info(reader);
   for (const std::string& name : reader.table_names("measurements", Presence::optional)) {
-    read_measurement(reader, name);
+    profile.measurements[name] = read_measurement(reader, name);
   }
   reader.finish();
   return profile;

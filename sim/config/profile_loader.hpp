@@ -2,7 +2,8 @@
 // and applies it to a workload; the schema is in docs/schema.md.
 //
 // Contract: load_profile validates the whole file like the other loaders (one ConfigError with
-// every problem); [measurements.*] tables are checked but not kept. apply_profile refuses a
+// every problem); [measurements.*] tables are kept for their spread (edgetwin estimate's
+// uncertainty), which the simulation does not use. apply_profile refuses a
 // profile made for another device or workload.
 #pragma once
 

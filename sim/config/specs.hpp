@@ -254,6 +254,16 @@ struct RunConfig {
 
 namespace edgetwin {
 
+// One raw measurement behind a cost ([measurements.<name>]): the median over repetitions and
+// the spread of the repetitions.
+struct MeasurementSpec {
+  double median = 0;
+  double p10 = 0;
+  double p90 = 0;
+  std::int64_t repetitions = 0;
+  std::string unit;
+};
+
 // What edgetwin-calibrate writes: measured costs of one workload on one device.
 struct ProfileSpec {
   std::string device;
@@ -264,6 +274,7 @@ struct ProfileSpec {
   std::string command;  // the calibrate command line that produced it
   CostSpec costs;
   std::optional<FootprintSpec> footprint;  // replaces the workload's when present
+  std::map<std::string, MeasurementSpec> measurements;  // by name; the simulator reads only their spread
 };
 
 }  // namespace edgetwin

@@ -183,6 +183,73 @@ TEST_F(CalibrateE2E, LenetProfilePredictsTheMeasuredRun) {
   EXPECT_GE(best_margin, 0.0) << "workers 0: no attempt within tolerance";
 }
 
+// edgetwin estimate against a real run: extrapolate a short run (3 epochs: epoch 0 and two
+// steady ones) and a quick profile to 6 epochs, then train the 6 epochs for real. A short run
+// before and one after the long run show how much the machine's load moved meanwhile; the
+// tolerance is twice that, at least 20 % and at most 50 % (see the tolerance above: identical
+// LeNet epochs here vary by +-10-15 % within minutes). Best of 3 attempts.
+struct EstimateCheck {
+  double real_s = 0;
+  double from_run_s = 0;
+  double from_profile_s = 0;
+  double noise = 0;
+  double tolerance() const { return std::clamp(2.0 * noise, 0.20, kMaxTolerance); }
+  double margin() const {
+    return tolerance() - std::max(std::abs(from_run_s / real_s - 1), std::abs(from_profile_s / real_s - 1));
+  }
+};
+
+double total_of(const nlohmann::json& run) {
+  double sum = 0;
+  for (const double e : epoch_values(run, "e2e_s")) sum += e;
+  return sum;
+}
+
+double estimate_total(const std::string& arguments) {
+  const auto r = run_command(edgetwin_bin() + " estimate --epochs 6 --json" + arguments);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.output).at("total_s").at("value").get<double>() : 0.0;
+}
+
+EstimateCheck estimate_against_real(const fs::path& dir, const fs::path& workload) {
+  const std::string sequential = " --workers 0 --batch-size 16";
+  const fs::path profile = dir / "estimate-profile.toml";
+  const fs::path device = dir / "estimate-host.toml";
+  const auto calibrated = run_command(calibrate_bin() + " run --workload " + quoted(workload) + " --dataset " +
+                                      quoted(dir / "mnist") + " --quick --quiet --device-name host-e2e --out " +
+                                      quoted(profile) + " --write-device --device-out " + quoted(device));
+  EXPECT_EQ(calibrated.exit_code, 0) << calibrated.output;
+  const auto before = measure_json(dir, workload, sequential + " --epochs 3");
+  const auto real = measure_json(dir, workload, sequential + " --epochs 6");
+  const auto after = measure_json(dir, workload, sequential + " --epochs 3");
+  EstimateCheck c;
+  if (before.is_null() || real.is_null() || after.is_null()) return c;
+  const fs::path short_run = dir / "short-run.json";
+  std::ofstream(short_run) << before.dump();
+  c.real_s = total_of(real);
+  c.from_run_s = estimate_total(" --measured " + quoted(short_run));
+  c.from_profile_s = estimate_total(" --device " + quoted(device) + " --workload " + quoted(workload) + " --profile " +
+                                    quoted(profile) + sequential);
+  const double a = mean_after_first(epoch_values(before, "e2e_s"));
+  const double b = mean_after_first(epoch_values(after, "e2e_s"));
+  c.noise = std::abs(a - b) / ((a + b) / 2);
+  return c;
+}
+
+TEST_F(CalibrateE2E, EstimateOfSixEpochsMatchesSixRealEpochs) {
+  double best = -1e9;
+  for (int attempt = 1; attempt <= 3 && best < 0; ++attempt) {
+    const EstimateCheck c = estimate_against_real(dir_->path(), workload_);
+    ASSERT_GT(c.real_s, 0);
+    std::printf("attempt %d: 6 real epochs %.3f s; estimated from 3 measured epochs %.3f s (%+.1f %%), from the "
+                "quick profile %.3f s (%+.1f %%)%s\n",
+                attempt, c.real_s, c.from_run_s, 100 * (c.from_run_s / c.real_s - 1), c.from_profile_s,
+                100 * (c.from_profile_s / c.real_s - 1), fmt_tolerance(c.tolerance()).c_str());
+    best = std::max(best, c.margin());
+  }
+  EXPECT_GE(best, 0.0) << "no attempt within tolerance";
+}
+
 TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   const fs::path profile = dir_->path() / "quick.toml";
   const auto r =

@@ -190,6 +190,20 @@ TEST_F(Cli, TrainingThatCannotFitInRamIsRejected) {
   expect_rejected(run("predict --workers 400"), "out-of-memory");
 }
 
+// edgetwin estimate: the training's length is required, and a measured run must be one.
+TEST_F(Cli, EstimateNeedsALengthAndAReadableRun) {
+  expect_rejected(run("estimate"), "--epochs");
+  expect_rejected(run("estimate --epochs 3 --steps 10"), "--epochs");
+  const auto bad = write("bad.json", "{\"epochs\": [{\"epoch\": 0, \"e2e_s\": 1.5}]}");
+  expect_rejected(run("estimate --epochs 3 --measured " + bad.string()), "epochs[0].batches");
+  const auto r = run("estimate --workload lenet-mnist --epochs 3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Three simulated epochs of an in-RAM dataset: the sum of epoch 0 and two steady epochs.
+  EXPECT_NEAR(j.at("total_s").at("value").get<double>(),
+              j.at("epoch0_s").at("value").get<double>() + 2 * j.at("steady_epoch_s").at("value").get<double>(), 1e-9);
+}
+
 // The model's own checks say where the key they are about stands.
 TEST_F(Cli, OutOfMemoryIsPlacedAtTheWorkloadsFootprintTable) {
   const auto r = run("predict --device jetson-nano --workload resnet18-cifar10 --batch-size 512");
