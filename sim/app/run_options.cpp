@@ -30,6 +30,10 @@ void add_run_request_options(CLI::App& cmd, RunRequest& r) {
   cmd.add_option("--cpu-freq", r.cpu_freq, "CPU clock, one of the device's steps, e.g. 1190.4MHz (overrides the mode's)");
   cmd.add_option("--gpu-freq", r.gpu_freq, "GPU clock, one of the device's steps, e.g. 1377MHz");
   cmd.add_option("--emc-freq", r.emc_freq, "Memory (EMC) clock, one of the device's steps, e.g. 2133MHz");
+  cmd.add_option("--accelerators", r.accelerators,
+                 "Train data-parallel on this many of the device's accelerators (scatter, replicated step, gradient "
+                 "all-reduce over the device's [link], update)")
+      ->capture_default_str();
   cmd.add_flag("--dvfs", r.dvfs,
                "DVFS governors on (clocks drop while idle) instead of pinned clocks (jetson_clocks, the study's "
                "default)");

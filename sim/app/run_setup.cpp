@@ -25,6 +25,7 @@ RunConfig run_config(const RunRequest& o, const WorkloadSpec& workload) {
   run.cache = o.cache == "warm" ? CacheStart::warm : CacheStart::cold;
   run.seed = o.seed;
   run.dvfs = o.dvfs;
+  run.accelerators = o.accelerators;
   return run;
 }
 

@@ -37,6 +37,7 @@ struct RunRequest {
   std::string gpu_freq;
   std::string emc_freq;
   bool dvfs = false;
+  int accelerators = 1;  // data-parallel over this many of the device's accelerators
 };
 
 // The device at its operating point and the workload with the costs that apply there:

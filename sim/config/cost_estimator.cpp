@@ -67,8 +67,11 @@ ComputeCurve roofline_curve(const ModelSpec& model, const Roofline& roofline, do
   return curve;
 }
 
+// A discrete GPU streams from its own memory; a Jetson's shares the RAM.
 Roofline gpu_roofline(const DeviceSpec& d) {
-  return {d.gpu->fp32_flops_per_cycle * d.gpu->freq_hz, d.memory.bandwidth_bytes_per_s, d.gpu->efficiency, min_kernel_s};
+  const double bandwidth =
+      d.gpu->memory_bandwidth_bytes_per_s > 0 ? d.gpu->memory_bandwidth_bytes_per_s : d.memory.bandwidth_bytes_per_s;
+  return {d.gpu->fp32_flops_per_cycle * d.gpu->freq_hz, bandwidth, d.gpu->efficiency, min_kernel_s};
 }
 
 // The CPU step runs on `threads` cores; every op pays PyTorch's dispatch on the trainer's core.
@@ -80,6 +83,14 @@ Roofline cpu_roofline(const DeviceSpec& d, int threads) {
 bool has_cpu_roofline(const DeviceSpec& d) { return d.cpu.fp32_flops_per_cycle > 0 && !d.cpu.efficiency.empty(); }
 
 }  // namespace
+
+double update_step_s(const ModelSpec& model, const Roofline& roofline) {
+  const auto update = model.ops.find(OpClass::optimizer);
+  if (update == model.ops.end()) return 0;
+  ModelSpec alone;
+  alone.ops[OpClass::optimizer] = update->second;
+  return roofline_step(alone, roofline, 0).seconds;
+}
 
 std::optional<Roofline> device_roofline(const DeviceSpec& d, int cpu_threads) {
   if (d.gpu) {
@@ -134,7 +145,7 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
     costs.reference_gpu_freq_hz = target.gpu->freq_hz;
     costs.reference_emc_freq_hz = target.memory.emc_freq_hz;
     costs.compute = roofline_curve(workload.model_spec, gpu_roofline(target), costs.compute_memory_fraction);
-    if (target.memory.emc_freq_hz <= 0) costs.compute_memory_fraction = 0;
+    if (target.memory.emc_freq_hz <= 0 || target.gpu->memory_bandwidth_bytes_per_s > 0) costs.compute_memory_fraction = 0;
     costs.launch_cpu_s_per_batch =
         workload.model_spec.kernels_per_step * launch_cycles_per_kernel / cpu_speed(target.cpu, target.cpu.freq_hz);
     how = "GPU step from a roofline per class of operation of the model's counts";

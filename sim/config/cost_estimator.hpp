@@ -45,6 +45,11 @@ struct RooflineStep {
 
 RooflineStep roofline_step(const ModelSpec& model, const Roofline& roofline, double batch_size);
 
+// The parameter update alone (the optimizer class, [model.ops.optimizer]) on a roofline,
+// kernel times included: what each replica of a data-parallel step does after the all-reduce.
+// 0 when the model has no such class.
+double update_step_s(const ModelSpec& model, const Roofline& roofline);
+
 // The roofline a device's training step runs on: its GPU's, or on a CPU-only device its
 // cores' (cpu_threads of them; 0: every core). nullopt when the device file lacks the peak
 // or the efficiencies.

@@ -1,6 +1,7 @@
 #include "sim/config/device_loader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -115,6 +116,9 @@ std::optional<GpuSpec> read_gpu(TomlReader& reader) {
   GpuSpec gpu;
   bool max_ok = reader.read_number("gpu.freq_hz", gpu.freq_hz, Presence::required, Bound::positive, "Hz");
   read_steps(reader, "gpu.available_freqs_hz", "gpu.freq_hz", max_ok ? gpu.freq_hz : 0, gpu.available_freqs_hz);
+  reader.read_count("gpu.count", gpu.count, Presence::optional, Bound::positive, "accelerators");
+  reader.read_number("gpu.memory_bandwidth_bytes_per_s", gpu.memory_bandwidth_bytes_per_s, Presence::optional,
+                     Bound::positive, "bytes/s");
   reader.read_number("gpu.fp32_flops_per_cycle", gpu.fp32_flops_per_cycle, Presence::optional, Bound::positive,
                      "FLOP/cycle");
   if (reader.contains("gpu.training_efficiency")) {
@@ -477,6 +481,33 @@ std::optional<PowerSpec> read_power(TomlReader& reader, const DeviceSpec& device
   return power;
 }
 
+constexpr std::array<std::string_view, 2> kLinkKinds{"pcie", "nvlink"};
+
+// [link], optional: discrete accelerators and the interconnect between them and the host.
+std::optional<LinkSpec> read_link(TomlReader& reader, const DeviceSpec& device) {
+  if (!reader.has("link")) {
+    if (reader.contains("provenance.link")) {
+      Provenance unused;
+      read_provenance(reader, "provenance.link", unused);
+      reader.add_error("provenance.link", "not used: the file has no [link] table; remove it");
+    }
+    if (device.gpu && device.gpu->count > 1)
+      reader.add_error("gpu.count", fmt::format("expected a [link] with {} accelerators: a data-parallel run sends the "
+                                                "batch and the gradients over it (kind, bandwidth_bytes_per_s, "
+                                                "latency_s)",
+                                                device.gpu->count));
+    return std::nullopt;
+  }
+  LinkSpec link;
+  reader.read_choice("link.kind", link.kind, Presence::required, kLinkKinds);
+  reader.read_number("link.bandwidth_bytes_per_s", link.bandwidth_bytes_per_s, Presence::required, Bound::positive,
+                     "bytes/s");
+  reader.read_number("link.latency_s", link.latency_s, Presence::required, Bound::non_negative, "s");
+  if (!device.gpu) reader.add_error("link", "not allowed: the device has no [gpu]");
+  read_provenance(reader, "provenance.link", link.provenance);
+  return link;
+}
+
 }  // namespace
 
 DeviceSpec load_device(const std::filesystem::path& file) {
@@ -488,6 +519,7 @@ DeviceSpec load_device(const std::filesystem::path& file) {
   read_cpu(reader, device.cpu);
   device.gpu = read_gpu(reader);
   read_memory(reader, device.memory);
+  device.link = read_link(reader, device);
   read_storage(reader, device, file);
   check_default_storage(reader, device);
   read_power_modes(reader, device);

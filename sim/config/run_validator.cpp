@@ -37,6 +37,21 @@ void check_storage(const RunConfig& run, const DeviceSpec& device, const Workloa
   }
 }
 
+// A data-parallel run needs that many accelerators and a link between them.
+void check_accelerators(const RunConfig& run, const DeviceSpec& device, std::vector<Diagnostic>& problems) {
+  if (run.accelerators == 1) return;
+  const int available = device.gpu ? device.gpu->count : 0;
+  if (run.accelerators < 1 || run.accelerators > available) {
+    problems.push_back(command_line_problem(
+        "--accelerators", fmt::format("expected 1 to {} (the accelerators {} has), got {}", std::max(1, available),
+                                      device.name, run.accelerators)));
+  } else if (!device.link) {
+    problems.push_back(command_line_problem(
+        "--accelerators", fmt::format("{} accelerators need a [link] between them; {} has none", run.accelerators,
+                                      device.name)));
+  }
+}
+
 }  // namespace
 
 std::vector<LoaderProblem> check_loader(const LoaderSpec& loader, std::int64_t dataset_samples) {
@@ -76,6 +91,7 @@ void validate_run(const RunConfig& run, const DeviceSpec& device, const Workload
         command_line_problem("--epochs", fmt::format("expected a positive integer (epochs), got {}", run.epochs)));
   }
   check_storage(run, device, workload, problems);
+  check_accelerators(run, device, problems);
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }
 

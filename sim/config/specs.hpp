@@ -52,10 +52,22 @@ struct CpuSpec {
 struct GpuSpec {
   double freq_hz = 0;                       // the maximum
   std::vector<double> available_freqs_hz;   // ascending; empty: only freq_hz
+  int count = 1;                            // accelerators of this kind (a data-parallel run uses up to all)
+  double memory_bandwidth_bytes_per_s = 0;  // a discrete GPU's own memory; 0: it shares the RAM (a Jetson)
   double fp32_flops_per_cycle = 0;          // CUDA cores x 2 (fused multiply-add); 0: unknown
   // Share of the roofline, min(peak FLOP/s, bandwidth x intensity), each class of operation
   // reaches; empty: unknown (needed to estimate a step without a profile).
   std::map<OpClass, double> efficiency;
+  Provenance provenance;
+};
+
+// The interconnect of discrete accelerators: each has a link of this bandwidth (each way) and
+// latency to a switch the host's CPU also sits on (PCIe root complex, NVSwitch). Absent: the
+// accelerator shares the host's RAM (a Jetson) and the batch is a memcpy.
+struct LinkSpec {
+  std::string kind;                  // "pcie" or "nvlink", for people
+  double bandwidth_bytes_per_s = 0;  // one direction of one accelerator's link
+  double latency_s = 0;              // one hop
   Provenance provenance;
 };
 
@@ -115,6 +127,7 @@ struct DeviceSpec {
   MemorySpec memory;
   std::vector<StorageSpec> storage;  // in file order
   std::string default_storage;
+  std::optional<LinkSpec> link;             // absent: accelerators share the RAM, no link
   std::optional<PowerSpec> power;           // absent: no energy figures
   // The maximum clocks, kept by apply_operating_point when it lowers them (power scales
   // with the clock relative to its maximum); unset on a device as loaded.
@@ -248,6 +261,9 @@ struct RunConfig {
   // DVFS governors on (jetson_clocks not run): clocks drop while the device idles between
   // steps. Off (the study's default): clocks pinned at the mode's maxima.
   bool dvfs = false;
+  // Accelerators the step runs on, data-parallel: the batch is scattered over the link, each
+  // runs forward and backward on its share, the gradients are all-reduced, each updates.
+  int accelerators = 1;
 };
 
 }  // namespace edgetwin

@@ -22,6 +22,12 @@ EngineSession::EngineSession(bool energy) : energy_(energy) {
   char quiet[] = "--log=root.thres:critical";
   char* argv[] = {name, quiet, nullptr};
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  // Links carry the accelerators' transfers (sim/model/platform.hpp) at the bandwidth and
+  // latency of the device file: CM02 applies no TCP factors (LV08's default multiplies
+  // latency by 13.01 and bandwidth by 0.97), no window limit, no reverse-traffic share.
+  simgrid::s4u::Engine::set_config("network/model:CM02");
+  simgrid::s4u::Engine::set_config("network/TCP-gamma:0");
+  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
   if (energy_) Platform::enable_energy_accounting();
 }
 

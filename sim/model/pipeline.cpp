@@ -13,7 +13,7 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs)
+                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs, int accelerators)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -24,7 +24,13 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       energy_(energy),
       window_batches_(window_batches),
       dvfs_(dvfs),
-      workers_(static_cast<std::size_t>(loader.workers)) {}
+      workers_(static_cast<std::size_t>(loader.workers)) {
+  accelerators_ = accelerators;
+  if (work_.data_parallel()) {
+    parallel_step_ = std::make_unique<DataParallelStep>(platform_);
+    parallel_listener_.owner = this;
+  }
+}
 
 double Pipeline::now() const { return sg4::Engine::get_clock(); }
 
@@ -63,6 +69,12 @@ void Pipeline::start_epoch() {
   batches_in_epoch_ = loader_.drop_last ? samples / size : (samples + size - 1) / size;
   full_batch_work_ = work_.batch(static_cast<int>(size));
   last_batch_work_ = work_.batch(static_cast<int>(samples - (batches_in_epoch_ - 1) * size));
+  if (parallel_step_) {
+    full_parallel_work_ = work_.data_parallel_batch(static_cast<int>(size), accelerators_);
+    last_parallel_work_ = work_.data_parallel_batch(static_cast<int>(samples - (batches_in_epoch_ - 1) * size), accelerators_);
+    // With num_workers = 0 the trainer loaded the batch itself: nothing to receive.
+    if (workers_.empty()) full_parallel_work_.receive_cpu_cycles = last_parallel_work_.receive_cpu_cycles = 0;
+  }
   // A run of S steps stops its last iterator after the remaining steps: that iterator is
   // then that many batches long, with nothing left to extrapolate.
   batches_in_epoch_ = std::min(batches_in_epoch_, steps_left_);
@@ -82,6 +94,7 @@ void Pipeline::start_epoch() {
     const auto length = i == count - 1 ? last_batch_size : size;
     record.samples = std::span<const std::int64_t>(order_->data() + first, static_cast<std::size_t>(length));
     list[i].work = length == size ? &full_batch_work_ : &last_batch_work_;
+    list[i].parallel_work = length == size ? &full_parallel_work_ : &last_parallel_work_;
   }
 
   next_to_consume_ = 0;
@@ -243,6 +256,10 @@ void Pipeline::consume(std::int64_t index) {
 void Pipeline::start_step(std::int64_t index) {
   Batch& batch = batches()[index];
   if (now() - last_step_end_s_ > dvfs_sampling_period_s) long_idle_s_ += now() - last_step_end_s_;
+  if (parallel_step_) {
+    start_parallel_step(index);
+    return;
+  }
   const double receive_s = workers_.empty() ? 0.0 : batch.work->receive_cpu_cycles / platform_.cpu()->get_speed();
   batch.before_step_s = receive_s + batch.work->h2d_s;
   batch.record.on_device_s = now() + batch.before_step_s;
@@ -262,6 +279,24 @@ void Pipeline::start_step(std::int64_t index) {
            batch.work->cpu_compute_cycles_per_thread + batch.before_step_s * platform_.cpu()->get_speed(),
            batch.work->cpu_compute_threads);
   }
+}
+
+// Over a link the receive, the scatter, the replicas, the all-reduce and the update are
+// activities of their own (sim/model/data_parallel_step.hpp); the batch is on the device
+// when the scatter ends.
+void Pipeline::start_parallel_step(std::int64_t index) {
+  batches()[index].pending_steps = 1;
+  parallel_listener_.batch = index;
+  parallel_step_->start(*batches()[index].parallel_work, parallel_listener_);
+}
+
+void Pipeline::ParallelListener::on_device() { owner->batches()[batch].record.on_device_s = owner->now(); }
+
+void Pipeline::ParallelListener::on_step_done(double gpu_busy_s, double link_s) {
+  BatchRecord& record = owner->batches()[batch].record;
+  record.gpu_busy_s = gpu_busy_s;
+  record.link_s = link_s;
+  owner->on_step_part_done(batch);
 }
 
 void Pipeline::on_step_part_done(std::int64_t index) {

@@ -30,12 +30,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <simgrid/s4u/Exec.hpp>
 
 #include "sim/config/specs.hpp"
 #include "sim/model/activity_completion.hpp"
+#include "sim/model/data_parallel_step.hpp"
 #include "sim/model/energy_meter.hpp"
 #include "sim/model/page_cache.hpp"
 #include "sim/model/pipeline_observer.hpp"
@@ -49,7 +51,7 @@ class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
            PageCache* cache, Sampler& sampler, PipelineObserver& observer, EnergyMeter* energy = nullptr,
-           std::int64_t window_batches = 0, bool dvfs = false);
+           std::int64_t window_batches = 0, bool dvfs = false, int accelerators = 1);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -77,6 +79,7 @@ class Pipeline {
   struct Batch {
     BatchRecord record;
     const BatchWork* work = nullptr;  // full_batch_work_ or last_batch_work_
+    const DataParallelWork* parallel_work = nullptr;  // over a link: full_ or last_parallel_work_
     double io_s = 0;
     double before_step_s = 0;  // receive + host-to-device copy, ahead of the step
     int pending_steps = 0;
@@ -100,6 +103,7 @@ class Pipeline {
   void trainer_try_consume();
   void consume(std::int64_t batch);
   void start_step(std::int64_t batch);
+  void start_parallel_step(std::int64_t batch);
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
 
@@ -140,6 +144,18 @@ class Pipeline {
   const std::vector<std::int64_t>* order_ = nullptr;  // the sampler's, valid for the epoch
   BatchWork full_batch_work_;
   BatchWork last_batch_work_;
+  // A device with a [link] steps data-parallel over its accelerators (one or more).
+  struct ParallelListener final : DataParallelStep::Listener {
+    Pipeline* owner = nullptr;
+    std::int64_t batch = 0;
+    void on_device() override;
+    void on_step_done(double gpu_busy_s, double link_s) override;
+  };
+  int accelerators_ = 1;
+  std::unique_ptr<DataParallelStep> parallel_step_;
+  ParallelListener parallel_listener_;
+  DataParallelWork full_parallel_work_;
+  DataParallelWork last_parallel_work_;
   // Two epochs' batch records: the next epoch starts inside the completion callback of the
   // last step of the previous one, whose records must stay valid until it returns.
   std::vector<Batch> batches_[2];

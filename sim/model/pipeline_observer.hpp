@@ -27,7 +27,8 @@ struct BatchRecord {
   double trainer_idle_since_s = 0;  // when the trainer started waiting for this batch
   double fetch_s = 0;            // I/O plus the fetch part of the worker's CPU time
   double preprocess_s = 0;       // preprocess + collate part of the worker's CPU time
-  double gpu_busy_s = 0;         // GPU time of the step (0 without GPU)
+  double gpu_busy_s = 0;         // GPU time of the step (0 without GPU; the first accelerator's)
+  double link_s = 0;             // time in transfers over the link (scatter, all-reduce); 0 without one
   double energy_j = 0;           // device energy since the epoch began, at compute_end_s (with power data)
 };
 

@@ -12,13 +12,48 @@ namespace edgetwin {
 Platform::Platform(const DeviceSpec& device, const StorageSpec& storage)
     : Platform(device, storage, nullptr, "") {}
 
+namespace {
+
+std::string gpu_name(const DeviceSpec& device, int i) {
+  return device.link ? "gpu" + std::to_string(i) : std::string("gpu");
+}
+
+// Accelerator i's link to the switch; the CPU reaches it down, it sends up.
+void add_link_routes(simgrid::s4u::NetZone* zone, const LinkSpec& link, const std::string& prefix,
+                     simgrid::s4u::Host* cpu, const std::vector<simgrid::s4u::Host*>& gpus) {
+  using simgrid::s4u::LinkInRoute;
+  std::vector<const simgrid::s4u::Link*> links;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    links.push_back(zone->create_split_duplex_link(prefix + "link" + std::to_string(i), link.bandwidth_bytes_per_s)
+                        ->set_latency(link.latency_s)
+                        ->seal());
+  }
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    zone->add_route(cpu->get_netpoint(), gpus[i]->get_netpoint(), nullptr, nullptr,
+                    {LinkInRoute(links[i], LinkInRoute::Direction::DOWN)}, false);
+    zone->add_route(gpus[i]->get_netpoint(), cpu->get_netpoint(), nullptr, nullptr,
+                    {LinkInRoute(links[i], LinkInRoute::Direction::UP)}, false);
+    for (std::size_t j = 0; j < gpus.size(); ++j) {
+      if (i == j) continue;
+      zone->add_route(gpus[i]->get_netpoint(), gpus[j]->get_netpoint(), nullptr, nullptr,
+                      {LinkInRoute(links[i], LinkInRoute::Direction::UP), LinkInRoute(links[j], LinkInRoute::Direction::DOWN)},
+                      false);
+    }
+  }
+}
+
+}  // namespace
+
 Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
-                   const std::string& instance, bool pstate_per_step) {
+                   const std::string& instance, bool pstate_per_step, int accelerators) {
   const std::string prefix = instance.empty() ? "" : instance + "/";
-  // No links: nothing travels between hosts, so the zone needs no routing (a full zone's
-  // routing table grows with the square of its hosts).
-  auto* zone = simgrid::s4u::create_empty_zone(prefix + device.name);
+  // Without links nothing travels between hosts, so the zone needs no routing (a full zone's
+  // routing table grows with the square of its hosts); with them, the few routes above.
+  has_link_ = device.link.has_value() && device.gpu.has_value();
+  auto* zone = has_link_ ? simgrid::s4u::create_full_zone(prefix + device.name)
+                         : simgrid::s4u::create_empty_zone(prefix + device.name);
   if (parent != nullptr) zone->set_parent(parent);
+  const int gpu_count = device.gpu ? std::max(1, accelerators) : 0;
   if (device.power) {
     const PowerModel power(device, storage, pstate_per_step);
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
@@ -28,19 +63,23 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
       return h;
     };
     cpu_ = host("cpu", power.cpu(), device.cpu.cores);
-    if (device.gpu) gpu_ = host("gpu", power.gpu(), 1);
+    for (int i = 0; i < gpu_count; ++i) gpus_.push_back(host(gpu_name(device, i), power.gpu(), 1));
     memory_ = host("memory", power.memory(), 1);
     storage_ = host("storage:" + storage.name, power.storage(), 1);
     board_ = host("board", power.board(), 1);
-    base_power_w_ = power.base_power_w();
-    if (gpu_) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
+    // The model's base counts one accelerator idle; the others idle too.
+    base_power_w_ = power.base_power_w() + std::max(0, gpu_count - 1) * device.power->gpu_idle_w;
+    if (gpu_count > 0) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
     dvfs_idle_saving_w_ = std::max(0.0, device.power->idle_dvfs_off_w - device.power->idle_dvfs_on_w);
   } else {
     cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores)->seal();
-    if (device.gpu) gpu_ = zone->create_host(prefix + "gpu", device.gpu->freq_hz)->seal();
+    for (int i = 0; i < gpu_count; ++i)
+      gpus_.push_back(zone->create_host(prefix + gpu_name(device, i), device.gpu->freq_hz)->seal());
     memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s)->seal();
     storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s)->seal();
   }
+  if (!gpus_.empty()) gpu_ = gpus_.front();
+  if (has_link_) add_link_routes(zone, *device.link, prefix, cpu_, gpus_);
   zone->seal();
 }
 
@@ -49,8 +88,9 @@ void Platform::enable_energy_accounting() { sg_host_energy_plugin_init(); }
 double Platform::consumed_energy_j() const {
   if (!has_energy()) return 0;
   double total = 0;
-  for (const auto* host : {cpu_, gpu_, memory_, storage_, board_})
+  for (const auto* host : {cpu_, memory_, storage_, board_})
     if (host != nullptr) total += sg_host_get_consumed_energy(host);
+  for (const auto* host : gpus_) total += sg_host_get_consumed_energy(host);
   return total;
 }
 

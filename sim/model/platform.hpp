@@ -2,9 +2,14 @@
 //
 // Contract: one host per resource, with "flops" in the resource's natural unit:
 //   cpu      cores x cpu.freq_hz        work in CPU cycles
-//   gpu      1 x gpu.freq_hz            work in GPU cycles (absent on CPU-only devices)
+//   gpu      1 x gpu.freq_hz            work in GPU cycles (absent on CPU-only devices);
+//            "gpu0".."gpuK-1" for K accelerators on a device with a [link]
 //   memory   1 x bandwidth_bytes_per_s  work in bytes (page-cache hits, host-to-device)
 //   storage  1 x read_bw_bytes_per_s    work in bytes (+ request cost as equivalent bytes)
+// With a [link], each accelerator has a split-duplex link (the link's bandwidth each way, its
+// latency) to a switch the CPU sits on: the CPU reaches accelerator i over link i, accelerator
+// i reaches j over link i up and link j down (a full zone with those routes; SimGrid's CM02
+// network model, so the link's numbers are taken as they are). Without one, no routes.
 // Concurrent activities on a host share it fairly (SimGrid's max-min sharing): that is
 // the contention the model relies on. Storage is a host rather than s4u::Disk because
 // Disk I/O in 3.32 keeps every finished Io and turns quadratic (docs/simgrid.md).
@@ -16,6 +21,7 @@
 #include "sim/config/specs.hpp"
 
 #include <string>
+#include <vector>
 
 namespace simgrid::s4u {
 class Host;
@@ -30,10 +36,12 @@ class Platform {
   // zone and `instance` makes the device's host names unique.
   Platform(const DeviceSpec& device, const StorageSpec& storage);
   Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
-           const std::string& instance, bool pstate_per_step = true);
+           const std::string& instance, bool pstate_per_step = true, int accelerators = 1);
 
   simgrid::s4u::Host* cpu() const { return cpu_; }
-  simgrid::s4u::Host* gpu() const { return gpu_; }  // nullptr on CPU-only devices
+  simgrid::s4u::Host* gpu() const { return gpu_; }  // nullptr on CPU-only devices; the first of gpus()
+  const std::vector<simgrid::s4u::Host*>& gpus() const { return gpus_; }
+  bool has_link() const { return has_link_; }  // the CPU and the accelerators are routed over links
   simgrid::s4u::Host* memory() const { return memory_; }
   simgrid::s4u::Host* storage() const { return storage_; }
 
@@ -51,6 +59,8 @@ class Platform {
  private:
   simgrid::s4u::Host* cpu_ = nullptr;
   simgrid::s4u::Host* gpu_ = nullptr;
+  std::vector<simgrid::s4u::Host*> gpus_;
+  bool has_link_ = false;
   simgrid::s4u::Host* memory_ = nullptr;
   simgrid::s4u::Host* storage_ = nullptr;
   simgrid::s4u::Host* board_ = nullptr;  // draws the board's constant power; runs nothing

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/config/cost_estimator.hpp"
 #include "sim/config/training_memory.hpp"
 
 namespace edgetwin {
@@ -11,6 +12,9 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
     : costs_(workload.costs),
       dataset_(workload.dataset),
       has_gpu_(device.gpu.has_value()),
+      link_(device.gpu.has_value() && device.link.has_value()),
+      update_s_(0),
+      gradient_bytes_(4.0 * static_cast<double>(workload.model_spec.parameters)),
       cpu_cores_(device.cpu.cores),
       memory_bandwidth_(device.memory.bandwidth_bytes_per_s),
       gpu_freq_hz_(device.gpu ? device.gpu->freq_hz : 0.0),
@@ -22,6 +26,10 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
   constexpr double metadata_requests_per_file = 1;
   const double requests = std::ceil(sample_bytes_ / storage.request_bytes) + metadata_requests_per_file;
   storage_work_per_miss_ = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
+  if (link_) {
+    const auto roofline = device_roofline(device, 1);
+    if (roofline) update_s_ = update_step_s(workload.model_spec, *roofline);
+  }
 }
 
 // The step's time at the run's clocks: its GPU-bound share scales with the GPU clock and
@@ -52,6 +60,21 @@ BatchWork WorkModel::batch(int samples) const {
     work.cpu_compute_cycles_per_thread = cpu_cycles(compute_s);
   }
   return work;
+}
+
+DataParallelWork WorkModel::data_parallel_batch(int samples, int replicas) const {
+  DataParallelWork w;
+  w.replicas = replicas;
+  const int share = (samples + replicas - 1) / replicas;
+  const double step_s = gpu_step_s(costs_.compute.at(share));
+  w.receive_cpu_cycles = cpu_cycles(costs_.receive_cpu_s_per_batch);
+  w.scatter_bytes = dataset_.input_bytes_per_sample * share;
+  w.replica_gpu_cycles = std::max(0.0, step_s - update_s_) * gpu_freq_hz_;
+  w.update_gpu_cycles = std::min(update_s_, step_s) * gpu_freq_hz_;
+  w.launch_cpu_cycles = cpu_cycles(costs_.launch_cpu_s_per_batch);
+  w.allreduce_rounds = 2 * (replicas - 1);
+  w.allreduce_chunk_bytes = gradient_bytes_ / replicas;
+  return w;
 }
 
 double page_cache_capacity_bytes(const DeviceSpec& device, const WorkloadSpec& workload, const LoaderSpec& loader) {

@@ -27,11 +27,30 @@ struct BatchWork {
   int cpu_compute_threads = 0;
 };
 
+// One data-parallel step (a device with a [link]): the batch scattered over the link, each
+// replica's forward and backward on its share, the gradients all-reduced in a ring, the update.
+struct DataParallelWork {
+  int replicas = 1;
+  double receive_cpu_cycles = 0;     // the trainer takes the batch from its worker
+  double scatter_bytes = 0;          // each replica's share of the batch's input
+  double replica_gpu_cycles = 0;     // forward and backward of the largest share
+  double launch_cpu_cycles = 0;      // each replica's launch work
+  double allreduce_chunk_bytes = 0;  // one ring step's message: the gradients / replicas
+  int allreduce_rounds = 0;          // 2 (replicas - 1): reduce-scatter, then all-gather
+  double update_gpu_cycles = 0;      // each replica's parameter update
+};
+
 class WorkModel {
  public:
   WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage);
 
   BatchWork batch(int samples) const;
+  // The step over a link (data_parallel()): the compute curve at the largest share,
+  // ceil(samples / replicas), less the update (its roofline time on the device when the model
+  // has [model.ops.optimizer], else none: then the replica's step holds it), the update
+  // apart, and the gradients (parameters x 4 bytes) in a ring all-reduce.
+  DataParallelWork data_parallel_batch(int samples, int replicas) const;
+  bool data_parallel() const { return link_; }
   double storage_work_per_miss() const { return storage_work_per_miss_; }  // storage-host units
   double disk_bytes_per_miss() const { return sample_bytes_; }
   double memory_bytes_per_hit() const { return sample_bytes_; }
@@ -45,6 +64,9 @@ class WorkModel {
   CostSpec costs_;
   DatasetSpec dataset_;
   bool has_gpu_;
+  bool link_;
+  double update_s_;
+  double gradient_bytes_;
   int cpu_cores_;
   double memory_bandwidth_;
   double gpu_freq_hz_;

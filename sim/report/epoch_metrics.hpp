@@ -145,7 +145,10 @@ inline double share(double numerator, double denominator) { return denominator >
          Extend::recomputed, true, false, metric::column("avg_W", 7, 2), "{:.9g}", "{:.5g}")                       \
   /* highest ~1 s average power (the study's jtop samples about once a second) */                                  \
   METRIC(peak_power_w, "W", {}, {}, [](const EpochStats&, const EpochEnd& end) { return end.epoch.peak_power_w; }, \
-         Extend::as_window, true, false, metric::column("peak_W", 7, 2), "{:.9g}", "{:.5g}")
+         Extend::as_window, true, false, metric::column("peak_W", 7, 2), "{:.9g}", "{:.5g}")                      \
+  /* Σ time in transfers over the accelerators' link (scatter, gradient all-reduce); 0 without a link */           \
+  METRIC(link_s, "s", metric::sum([](const BatchRecord& b, double) { return b.link_s; }),                          \
+         {}, nullptr, Extend::at_rate, false, false, metric::no_column(), "{:.9g}", "")
 // clang-format on
 
 // One epoch's figures. Trivially copyable: child processes send them back as bytes.

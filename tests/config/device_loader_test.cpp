@@ -133,7 +133,7 @@ TEST_F(DeviceLoader, TypoInOptionalKeyDoesNotFallBackToTheDefault) {
 TEST_F(DeviceLoader, UnknownTableSuggestsTheKnownOne) {
   EXPECT_THAT(errors_after("[gpu]", "[gpuu]"),
               ElementsAre(at("10:2: gpuu: unknown key; did you mean \"gpu\"? "
-                             "(valid here: device, cpu, provenance, gpu, memory, storage, power_mode, power)"),
+                             "(valid here: device, cpu, provenance, gpu, memory, link, storage, power_mode, power)"),
                           at("29:1: provenance.gpu: unknown key; did you mean \"cpu\"? "
                              "(valid here: cpu, memory, storage)")));
 }
@@ -212,6 +212,81 @@ TEST_F(DeviceLoader, AtLeastOneStorageTable) {
 TEST_F(DeviceLoader, StorageNameMustBeUsableOnTheCommandLine) {
   EXPECT_THAT(errors_after("[storage.sd]", "[storage.\"s d\"]"),
               ElementsAre(at("18:10: storage.\"s d\": expected a name of letters, digits, '-' and '_' only")));
+}
+
+// kDevice with two accelerators and a PCIe [link] between them. Lines: 12 gpu.count,
+// 19 [link], 20 kind, 21 bandwidth_bytes_per_s, 22 latency_s, 33 [provenance], 38 provenance.link.
+std::string two_gpus_linked() {
+  std::string text = replaced(kDevice, "freq_hz = 1.1e9\n", "freq_hz = 1.1e9\ncount = 2\n");
+  text = replaced(text, "[storage.sd]",
+                  "[link]\nkind = \"pcie\"\nbandwidth_bytes_per_s = 12e9\nlatency_s = 10e-6\n\n[storage.sd]");
+  return replaced(text, "storage = { kind = \"estimate\", source = \"guess\" }\n",
+                  "storage = { kind = \"estimate\", source = \"guess\" }\nlink = { kind = \"estimate\", source = \"PCIe 3.0\" }\n");
+}
+
+TEST_F(DeviceLoader, LinkAndAcceleratorCount) {
+  const DeviceSpec device = load_device(scratch_.write("device.toml", two_gpus_linked()));
+  ASSERT_TRUE(device.gpu.has_value());
+  EXPECT_EQ(device.gpu->count, 2);
+  ASSERT_TRUE(device.link.has_value());
+  EXPECT_EQ(device.link->kind, "pcie");
+  EXPECT_DOUBLE_EQ(device.link->bandwidth_bytes_per_s, 12e9);
+  EXPECT_DOUBLE_EQ(device.link->latency_s, 10e-6);
+  EXPECT_EQ(device.link->provenance.source, "PCIe 3.0");
+  // Without the table: one accelerator sharing the RAM, no link.
+  const DeviceSpec plain = load_device(scratch_.write("plain.toml", kDevice));
+  EXPECT_EQ(plain.gpu->count, 1);
+  EXPECT_FALSE(plain.link.has_value());
+}
+
+TEST_F(DeviceLoader, SeveralAcceleratorsNeedALink) {
+  EXPECT_THAT(errors_after("freq_hz = 1.1e9\n", "freq_hz = 1.1e9\ncount = 2\n"),
+              ElementsAre(at("12:9: gpu.count: expected a [link] with 2 accelerators: a data-parallel run sends the "
+                             "batch and the gradients over it (kind, bandwidth_bytes_per_s, latency_s)")));
+}
+
+TEST_F(DeviceLoader, ZeroAcceleratorsIsRejected) {
+  scratch_.write("device.toml", replaced(two_gpus_linked(), "count = 2", "count = 0"));
+  EXPECT_THAT(error_lines([&] { load_device(file_); }),
+              ElementsAre(at("12:9: gpu.count: expected a positive integer (accelerators), got 0")));
+}
+
+TEST_F(DeviceLoader, UnknownLinkKindListsTheValidOnes) {
+  scratch_.write("device.toml", replaced(two_gpus_linked(), "kind = \"pcie\"", "kind = \"infiniband\""));
+  EXPECT_THAT(error_lines([&] { load_device(file_); }),
+              ElementsAre(at("20:8: link.kind: unknown kind \"infiniband\"; valid: pcie, nvlink")));
+}
+
+TEST_F(DeviceLoader, LinkBandwidthMustBePositiveAndLatencyNotNegative) {
+  std::string text = replaced(two_gpus_linked(), "bandwidth_bytes_per_s = 12e9", "bandwidth_bytes_per_s = 0");
+  scratch_.write("device.toml", replaced(text, "latency_s = 10e-6", "latency_s = -1e-6"));
+  EXPECT_THAT(error_lines([&] { load_device(file_); }),
+              ElementsAre(at("21:25: link.bandwidth_bytes_per_s: expected a positive number (bytes/s), got 0"),
+                          at("22:13: link.latency_s: expected a non-negative number (s), got -1e-06")));
+}
+
+TEST_F(DeviceLoader, LinkNeedsItsProvenance) {
+  scratch_.write("device.toml",
+                 replaced(two_gpus_linked(), "link = { kind = \"estimate\", source = \"PCIe 3.0\" }\n", ""));
+  const auto lines = error_lines([&] { load_device(file_); });
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith(at("33:1: provenance.link: missing required key")));
+}
+
+TEST_F(DeviceLoader, LinkOnACpuOnlyDeviceIsRejected) {
+  std::string text = replaced(two_gpus_linked(), "[gpu]\nfreq_hz = 1.1e9\ncount = 2\n", "");
+  text = replaced(text, "gpu = { kind = \"spec\", source = \"datasheet, GPU\" }\n", "");
+  scratch_.write("device.toml", text);
+  EXPECT_THAT(error_lines([&] { load_device(file_); }),
+              ElementsAre(at("16:1: link: not allowed: the device has no [gpu]")));
+}
+
+TEST_F(DeviceLoader, LinkProvenanceWithoutALinkIsRejected) {
+  scratch_.write("device.toml", replaced(kDevice, "storage = { kind = \"estimate\", source = \"guess\" }\n",
+                                         "storage = { kind = \"estimate\", source = \"guess\" }\n"
+                                         "link = { kind = \"estimate\", source = \"PCIe\" }\n"));
+  EXPECT_THAT(error_lines([&] { load_device(file_); }),
+              ElementsAre(at("32:8: provenance.link: not used: the file has no [link] table; remove it")));
 }
 
 TEST_F(DeviceLoader, TwoErrorsInOneFileAreBothReported) {

@@ -113,6 +113,34 @@ TEST_F(RunValidator, CollectsEveryProblem) {
                           "--storage: unknown storage \"tape\"; valid: sd, emmc, nvme"));
 }
 
+// Data-parallel: 1 to the device's count of accelerators, and a link between them.
+TEST_F(RunValidator, AcceleratorsWithinTheDevicesCount) {
+  device_.gpu = GpuSpec{};
+  device_.gpu->count = 2;
+  device_.link = LinkSpec{"pcie", 12e9, 10e-6, {}};
+  RunConfig run;
+  run.accelerators = 2;
+  EXPECT_NO_THROW(validate_run(run, device_, workload_));
+  run.accelerators = 3;
+  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected 1 to 2 (the accelerators board has), got 3"));
+  run.accelerators = 0;
+  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected 1 to 2 (the accelerators board has), got 0"));
+}
+
+TEST_F(RunValidator, AcceleratorsOnACpuOnlyDevice) {
+  RunConfig run;
+  run.accelerators = 2;
+  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected 1 to 1 (the accelerators board has), got 2"));
+}
+
+TEST_F(RunValidator, AcceleratorsNeedALink) {
+  device_.gpu = GpuSpec{};
+  device_.gpu->count = 2;  // built in code: the loader would have asked for a [link]
+  RunConfig run;
+  run.accelerators = 2;
+  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: 2 accelerators need a [link] between them; board has none"));
+}
+
 TEST(OptionName, DashesForUnderscores) {
   EXPECT_EQ(option_name("prefetch_factor"), "--prefetch-factor");
   EXPECT_EQ(option_name("workers"), "--workers");
