@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/atomic_output.hpp"
 #include "sim/app/gnuplot.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
@@ -36,12 +37,12 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--cache", o.base.cache, "Page cache at the start: cold or warm")
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
-  cmd->add_option("--jobs", o.settings.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_option("--jobs", o.settings.chunks.jobs, "Processes simulating at once")->capture_default_str();
   cmd->add_option("--window", o.settings.window_batches,
                   "Batches simulated per epoch before extrapolating (0: whole epochs; docs/performance.md gives the "
                   "error)")
       ->capture_default_str();
-  cmd->add_option("--chunk-size", o.settings.chunk_size, "Configurations simulated side by side in one engine")
+  cmd->add_option("--chunk-size", o.settings.chunks.chunk_size, "Configurations simulated side by side in one engine")
       ->capture_default_str();
   cmd->add_option("--csv", o.csv, "Write every configuration to this CSV file");
   cmd->add_option("--json", o.json, "Write every configuration to this JSON file");
@@ -54,32 +55,12 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
 
 namespace {
 
-std::vector<std::pair<std::string, OperatingPoint>> modes_to_sweep(const DeviceSpec& d, const std::string& modes) {
-  std::vector<std::pair<std::string, OperatingPoint>> out;
-  if (modes == "all") {
-    for (const auto& p : enumerate_custom_modes(d)) out.emplace_back("custom", p);
-  } else if (modes == "named") {
-    for (const auto& m : d.power_modes) out.emplace_back(m.name, mode_operating_point(d, m));
-    if (out.empty()) out.emplace_back("max", max_operating_point(d));
-  } else {
-    std::string rest = modes;
-    while (!rest.empty()) {
-      const auto comma = rest.find(',');
-      const std::string name = rest.substr(0, comma);
-      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-      const OperatingPoint p = resolve_operating_point(d, {.power_mode = name});
-      out.emplace_back(find_power_mode(d, name)->name, p);
-    }
-  }
-  return out;
-}
-
 std::vector<SweepPoint> sweep_points(const SweepOptions& o, const LoadedInputs& in) {
   const auto workers = o.workers.empty() ? std::vector<int>{in.workload.loader.workers} : o.workers;
   const auto batches = o.batch_sizes.empty() ? std::vector<int>{in.workload.loader.batch_size} : o.batch_sizes;
   const auto storages = o.storages.empty() ? std::vector<std::string>{in.device.default_storage} : o.storages;
   std::vector<SweepPoint> points;
-  for (const auto& [name, point] : modes_to_sweep(in.device, o.modes))
+  for (const auto& [name, point] : select_modes(in.device, o.modes))
     for (const int w : workers)
       for (const int b : batches)
         for (const auto& s : storages) points.push_back({name, point, w, b, s});
@@ -100,20 +81,6 @@ std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, st
 std::string label(const SweepPoint& p) {
   return fmt::format("{} ({} cores, CPU {:.1f}, GPU {:.1f}, EMC {:.1f} MHz), w={}, b={}, {}", p.mode, p.point.cores,
                      p.point.cpu_hz / 1e6, p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
-}
-
-// Writes text to path through a temp file in the same directory: never a half-written file.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial);
-    out << text;
-    if (!out.good()) {
-      std::filesystem::remove(partial);
-      throw std::runtime_error(fmt::format("{}: cannot write", path));
-    }
-  }
-  std::filesystem::rename(partial, path);
 }
 
 // The figures a sweep writes per configuration, in the metric table's order.
@@ -171,33 +138,22 @@ nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std
 }
 
 void draw_plot(const std::string& path, const std::vector<SweepResult>& results, const std::vector<bool>& front) {
-  const auto data = std::filesystem::temp_directory_path() / fmt::format("edgetwin-plot-{}.dat", ::getpid());
-  {
-    std::ofstream out(data);
-    for (std::size_t i = 0; i < results.size(); ++i)
-      if (results[i].error.empty())
-        out << fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
-                           results[i].point.mode == "custom" ? "-" : results[i].point.mode);
-  }
+  std::string data;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].error.empty())
+      data += fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
+                          results[i].point.mode == "custom" ? "-" : results[i].point.mode);
   const bool svg = path.ends_with(".svg");
-  const std::string partial = path + ".partial";
-  const std::string script = fmt::format(
-      "set terminal {}\nset output '{}'\nset xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\n"
-      "set key top right\nset grid\n"
-      "plot '{}' using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
-      "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto front', "
-      "'' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' notitle\n",
-      svg ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced", partial, data.string());
-  try {
-    run_gnuplot(script, partial);
-  } catch (const std::runtime_error& e) {
-    std::error_code ignored;
-    std::filesystem::remove(data, ignored);
-    std::filesystem::remove(partial, ignored);
-    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
-  }
-  std::filesystem::remove(data);
-  std::filesystem::rename(partial, path);
+  draw_atomically(path, data, [svg](const std::string& data_file, const std::string& output) {
+    return fmt::format(
+        "set terminal {}\nset output '{}'\nset xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\n"
+        "set key top right\nset grid\n"
+        "plot '{}' using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
+        "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto "
+        "front', '' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' "
+        "notitle\n",
+        svg ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced", output, data_file);
+  });
 }
 
 void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& results,

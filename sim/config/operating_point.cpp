@@ -184,4 +184,24 @@ std::string format_frequency(double hz) {
   return fmt::format("{:g} MHz", hz / 1e6);
 }
 
+std::vector<std::pair<std::string, OperatingPoint>> select_modes(const DeviceSpec& d, const std::string& modes) {
+  std::vector<std::pair<std::string, OperatingPoint>> out;
+  if (modes == "all") {
+    for (const auto& p : enumerate_custom_modes(d)) out.emplace_back("custom", p);
+  } else if (modes == "named") {
+    for (const auto& m : d.power_modes) out.emplace_back(m.name, mode_operating_point(d, m));
+    if (out.empty()) out.emplace_back("max", max_operating_point(d));
+  } else {
+    std::string rest = modes;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string name = rest.substr(0, comma);
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+      const OperatingPoint p = resolve_operating_point(d, {.power_mode = name});
+      out.emplace_back(find_power_mode(d, name)->name, p);
+    }
+  }
+  return out;
+}
+
 }  // namespace edgetwin

@@ -213,6 +213,7 @@ struct RunConfig {
   std::string storage;  // "" = device default
   LoaderSpec loader;
   int epochs = 1;
+  std::int64_t steps = 0;  // > 0: train this many steps (a loop that breaks after them) instead of epochs
   CacheStart cache = CacheStart::cold;
   std::uint64_t seed = 1;
   // Simulate only the first window_batches batches of each epoch (0: all), for sweeps that

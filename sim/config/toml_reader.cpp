@@ -430,6 +430,20 @@ bool TomlReader::read_counts(std::string_view key, std::vector<std::int64_t>& ou
                     [bound](const toml::node& node) { return integer_in(node, bound); });
 }
 
+bool TomlReader::read_strings(std::string_view key, std::vector<std::string>& out, Presence presence) {
+  return read_array(key, out, presence, "a non-empty string", "an array of non-empty strings",
+                    [](const toml::node& node) -> std::optional<std::string> {
+                      const auto* text = node.as_string();
+                      if (!text || text->get().empty()) return std::nullopt;
+                      return text->get();
+                    });
+}
+
+bool TomlReader::is_array(std::string_view key) const {
+  const toml::node* node = parsed_ ? lookup(key) : nullptr;
+  return node != nullptr && node->is_array();
+}
+
 void TomlReader::add_error(std::string_view key, std::string message) {
   if (!parsed_ || has_problem(key)) return;
   record(position_of(key), key, std::move(message));

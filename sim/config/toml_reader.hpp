@@ -72,6 +72,9 @@ class TomlReader {
                     std::string_view unit);
   bool read_counts(std::string_view key, std::vector<std::int64_t>& out, Presence presence, Bound bound,
                    std::string_view unit);
+  bool read_strings(std::string_view key, std::vector<std::string>& out, Presence presence);
+  // True when the key is in the file and holds an array. Asks for nothing.
+  bool is_array(std::string_view key) const;
 
   // Records a problem a cross-check found, at the key's place in the file (or its nearest
   // table when absent). Dropped when the key already has a problem: the first says what to fix.

@@ -22,6 +22,10 @@ EngineSession::EngineSession(bool energy) : energy_(energy) {
   char quiet[] = "--log=root.thres:critical";
   char* argv[] = {name, quiet, nullptr};
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  // Flows share links by plain max-min fairness, latency as given, no TCP cross-traffic:
+  // transfers follow closed forms (sim/model/fleet_network.hpp, docs/simgrid.md).
+  engine_->set_config("network/model:CM02");
+  engine_->set_config("network/crosstraffic:0");
   if (energy_) Platform::enable_energy_accounting();
 }
 

@@ -108,7 +108,11 @@ void Simulation::run() {
                          root, root == nullptr ? std::string() : fmt::format("m{}", i));
   }
   if (root != nullptr) root->seal();
-  for (std::size_t i = 0; i < members_.size(); ++i) devices[i].pipeline().run_epochs(members_[i].run.epochs);
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    const RunConfig& run = members_[i].run;
+    if (run.steps > 0) devices[i].pipeline().run_steps(run.steps);
+    else devices[i].pipeline().run_epochs(run.epochs);
+  }
   session.run();
 }
 
