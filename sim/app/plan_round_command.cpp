@@ -93,6 +93,7 @@ int run_plan_round(const PlanRoundOptions& o) {
   const CandidateTable table(fleet, o.chunks);
   PlannerSettings settings;
   settings.frontier_points = o.frontier_points;
+  settings.chunks = o.chunks;
   const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
   const PlanReport report = build_plan_report(fleet, table, plan);
   if (!o.gantt.empty()) {

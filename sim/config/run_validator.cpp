@@ -75,6 +75,10 @@ void validate_run(const RunConfig& run, const DeviceSpec& device, const Workload
     problems.push_back(
         command_line_problem("--epochs", fmt::format("expected a positive integer (epochs), got {}", run.epochs)));
   }
+  if (run.steps < 0)
+    problems.push_back(command_line_problem("--steps", fmt::format("expected 0 (whole epochs) or a positive number of steps, got {}", run.steps)));
+  if (run.runs < 1)
+    problems.push_back(command_line_problem("--runs", fmt::format("expected a positive number of runs, got {}", run.runs)));
   check_storage(run, device, workload, problems);
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }

@@ -214,6 +214,9 @@ struct RunConfig {
   LoaderSpec loader;
   int epochs = 1;
   std::int64_t steps = 0;  // > 0: train this many steps (a loop that breaks after them) instead of epochs
+  // The run (its epochs or steps) this many times back to back, the pipeline keeping its state:
+  // a federated client's tasks of successive rounds without the idle gaps between them.
+  int runs = 1;
   CacheStart cache = CacheStart::cold;
   std::uint64_t seed = 1;
   // Simulate only the first window_batches batches of each epoch (0: all), for sweeps that

@@ -66,8 +66,9 @@ class TaskObserver final : public PipelineObserver {
   bool started_ = false;
 };
 
-struct DeviceState {
-  DeviceState(const RoundDevice& spec, sg4::NetZone* root, std::size_t index)
+// A device whose pipeline trains in the engine.
+struct Trainer {
+  Trainer(const RoundDevice& spec, sg4::NetZone* root, std::size_t index)
       : sampler(spec.workload.dataset.samples, spec.run.loader.shuffle, spec.run.seed),
         trainer(spec.device, storage_of(spec), spec.workload, spec.run,
                 page_cache_capacity_bytes(spec.device, spec.workload, spec.run.loader), sampler, observer, root,
@@ -82,8 +83,13 @@ struct DeviceState {
   Sampler sampler;
   TaskObserver observer;
   TrainingDevice trainer;
+};
+
+struct DeviceState {
+  std::unique_ptr<Trainer> trainer;  // nullptr: the device replays its task profiles
   sg4::Host* radio = nullptr;
   bool busy = false;
+  std::size_t tasks_trained = 0;
 };
 
 class Rounds {
@@ -91,13 +97,14 @@ class Rounds {
   Rounds(const ServerSpec& server, const RoundSettings& settings, const std::vector<RoundDevice>& devices)
       : server_(server), settings_(settings), specs_(devices) {
     bool energy = false;
-    for (const auto& d : devices) energy = energy || d.device.power.has_value();
+    for (const auto& d : devices) energy = energy || (d.profiles.empty() && d.device.power.has_value());
     session_ = std::make_unique<EngineSession>(energy);
     auto* root = sg4::create_empty_zone("fleet");
     network_ = std::make_unique<FleetNetwork>(root, server);
+    states_.resize(devices.size());
     for (std::size_t i = 0; i < devices.size(); ++i) {
-      states_.emplace_back(devices[i], root, i);
-      states_.back().radio = network_->add_device("d" + std::to_string(i), devices[i].network);
+      if (devices[i].profiles.empty()) states_[i].trainer = std::make_unique<Trainer>(devices[i], root, i);
+      states_[i].radio = network_->add_device("d" + std::to_string(i), devices[i].network);
     }
     network_->seal();
     root->seal();
@@ -178,24 +185,46 @@ class Rounds {
     TaskOutcome& task = outcome_.tasks[t];
     task.downloaded_s = simulated_now_s();
     DeviceState& state = states_[task.device];
-    state.observer.new_task();
-    const std::size_t epochs_before = state.observer.recorder.epochs().size();
+    const std::size_t k = state.tasks_trained++;
+    if (!state.trainer) {
+      replay(t, specs_[task.device].profiles.at(k));
+      return;
+    }
+    Trainer& trainer = *state.trainer;
+    trainer.observer.new_task();
+    const std::size_t epochs_before = trainer.observer.recorder.epochs().size();
     auto trained = [this, t, epochs_before] { on_trained(t, epochs_before); };
-    if (settings_.local_steps > 0) state.trainer.pipeline().run_steps(settings_.local_steps, trained);
-    else state.trainer.pipeline().run_epochs(settings_.local_epochs, trained);
+    if (settings_.local_steps > 0) trainer.trainer.pipeline().run_steps(settings_.local_steps, trained);
+    else trainer.trainer.pipeline().run_epochs(settings_.local_epochs, trained);
+  }
+
+  void replay(std::size_t t, const TaskProfile& profile) {
+    TaskOutcome& task = outcome_.tasks[t];
+    task.training_started_s = task.downloaded_s;
+    task.training_energy_j = profile.energy_j;
+    task.stall_s = profile.stall_s;
+    task.compute_s = profile.compute_s;
+    task.epochs = profile.epochs;
+    call_at(task.downloaded_s + profile.train_s, [this, t] { upload(t); });
   }
 
   void on_trained(std::size_t t, std::size_t epochs_before) {
     TaskOutcome& task = outcome_.tasks[t];
-    task.trained_s = simulated_now_s();
-    task.training_started_s = states_[task.device].observer.training_started_s;
-    const auto& epochs = states_[task.device].observer.recorder.epochs();
+    const Trainer& trainer = *states_[task.device].trainer;
+    task.training_started_s = trainer.observer.training_started_s;
+    const auto& epochs = trainer.observer.recorder.epochs();
     for (std::size_t e = epochs_before; e < epochs.size(); ++e) {
       task.training_energy_j += epochs[e].energy_j;
       task.stall_s += epochs[e].stall_s;
       task.compute_s += epochs[e].compute_s;
       ++task.epochs;
     }
+    upload(t);
+  }
+
+  void upload(std::size_t t) {
+    TaskOutcome& task = outcome_.tasks[t];
+    task.trained_s = simulated_now_s();
     transfer(states_[task.device].radio, network_->server(), settings_.upload_bytes, [this, t] { on_uploaded(t); });
   }
 

@@ -17,6 +17,8 @@
 // the K-th report closed the round is over the quorum; either way a straggler: its task still runs
 // to its end (a Flower client finishes fit() whatever the server decided), its energy counts,
 // its update does not, and it is not free for rounds that start before its task ends.
+// Training happens in the engine (each device a TrainingDevice) or is replayed from profiles of
+// the same training simulated alone beforehand; the two give the same rounds.
 // run() once per process. Times in the outcomes are absolute simulated seconds.
 #pragma once
 
@@ -33,6 +35,15 @@
 
 namespace edgetwin {
 
+// The local training of one task, simulated beforehand (sim/plan/task_profiles.hpp).
+struct TaskProfile {
+  double train_s = 0;
+  double energy_j = 0;
+  double stall_s = 0;
+  double compute_s = 0;
+  int epochs = 0;
+};
+
 // One device of the fleet as the rounds see it: at its planned configuration.
 struct RoundDevice {
   std::string name;        // "<group>/<index>"
@@ -44,6 +55,10 @@ struct RoundDevice {
   NetworkSpec network;
   AvailabilitySpec availability;
   std::shared_ptr<const AvailabilityTrace> trace;  // for availability traces
+  // Empty: the device's pipeline trains in the engine. Otherwise its k-th task replays
+  // profiles[k] (there must be one per round it may take part in), and the engine holds only
+  // its network endpoint.
+  std::vector<TaskProfile> profiles;
 };
 
 struct RoundSettings {

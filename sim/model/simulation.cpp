@@ -1,6 +1,8 @@
 #include "sim/model/simulation.hpp"
 
+#include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -108,11 +110,15 @@ void Simulation::run() {
                          root, root == nullptr ? std::string() : fmt::format("m{}", i));
   }
   if (root != nullptr) root->seal();
-  for (std::size_t i = 0; i < members_.size(); ++i) {
+  // Member i's run, then its next one from the completion of the last, `left` times.
+  std::function<void(std::size_t, int)> drive = [&](std::size_t i, int left) {
     const RunConfig& run = members_[i].run;
-    if (run.steps > 0) devices[i].pipeline().run_steps(run.steps);
-    else devices[i].pipeline().run_epochs(run.epochs);
-  }
+    std::function<void()> next;
+    if (left > 1) next = [&drive, i, left] { drive(i, left - 1); };
+    if (run.steps > 0) devices[i].pipeline().run_steps(run.steps, next);
+    else devices[i].pipeline().run_epochs(run.epochs, next);
+  };
+  for (std::size_t i = 0; i < members_.size(); ++i) drive(i, std::max(1, members_[i].run.runs));
   session.run();
 }
 

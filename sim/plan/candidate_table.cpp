@@ -1,12 +1,94 @@
 #include "sim/plan/candidate_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "sim/model/fleet_network.hpp"
+#include "sim/plan/task_profiles.hpp"
 
 namespace edgetwin {
+namespace {
+
+// A configuration beats another by this much in one figure to make it dominated.
+constexpr double kDominanceMargin = 0.01;
+
+struct Simulated {
+  std::string error;
+  TaskProfile task;
+};
+
+// (group, dataset size, candidate) -> its first task alone.
+using Key = std::tuple<std::size_t, std::int64_t, std::size_t>;
+
+std::map<Key, Simulated> simulate(const FleetInstance& fleet, const std::vector<Key>& keys, const ChunkSettings& chunks) {
+  std::vector<std::size_t> device_of_group(fleet.groups.size());
+  for (std::size_t d = fleet.devices.size(); d-- > 0;) device_of_group[fleet.devices[d].group] = d;
+  auto run_of = [&](std::size_t i) {
+    const auto [g, n, c] = keys[i];
+    FleetDevice device = fleet.devices[device_of_group[g]];
+    device.samples = n;
+    return candidate_run(fleet, device, fleet.groups[g].candidates[c]);
+  };
+  const auto results = simulate_members(keys.size(), run_of, chunks);
+  std::map<Key, Simulated> out;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    Simulated s;
+    s.error = results[i].error;
+    const auto tasks = task_profiles(run_of(i), results[i]);
+    if (s.error.empty() && !tasks.empty()) s.task = tasks.front();
+    out.emplace(keys[i], s);
+  }
+  return out;
+}
+
+// Training energy beyond what the device would draw idle meanwhile: the part of a task's
+// energy that depends on the configuration whatever the round's length.
+double energy_beyond_idle(const TaskProfile& t, const GroupInstance& g) {
+  return t.energy_j - g.power.awake_idle_w * t.train_s;
+}
+
+bool beats(const TaskProfile& a, const TaskProfile& b, const GroupInstance& g) {
+  const double ta = a.train_s, tb = b.train_s;
+  const double ea = energy_beyond_idle(a, g), eb = energy_beyond_idle(b, g);
+  const double eps = 1e-12;
+  const bool faster = ta <= tb * (1 - kDominanceMargin) && ea <= eb + eps * std::abs(eb);
+  const bool cheaper = ea <= eb - kDominanceMargin * std::abs(eb) && ta <= tb * (1 + eps);
+  return faster || cheaper;
+}
+
+// The group's configurations another one beats at every simulated size.
+std::vector<bool> dominated_in(const FleetInstance& fleet, std::size_t g, const std::vector<std::int64_t>& sizes,
+                               const std::map<Key, Simulated>& sim) {
+  const GroupInstance& group = fleet.groups[g];
+  const std::size_t n = group.candidates.size();
+  std::vector<bool> out(n, false);
+  for (std::size_t c = 0; c < n; ++c) {
+    for (std::size_t other = 0; other < n && !out[c]; ++other) {
+      if (other == c) continue;
+      bool everywhere = true;
+      for (const std::int64_t size : sizes) {
+        const Simulated& a = sim.at({g, size, other});
+        const Simulated& b = sim.at({g, size, c});
+        if (!b.error.empty()) break;  // it cannot run: reported as such, not as dominated
+        everywhere = everywhere && a.error.empty() && beats(a.task, b.task, group);
+      }
+      out[c] = everywhere && sim.at({g, sizes.front(), c}).error.empty();
+    }
+  }
+  return out;
+}
+
+TaskProfile interpolated(const TaskProfile& lo, const TaskProfile& hi, double at, double lo_n, double hi_n) {
+  const double w = hi_n > lo_n ? (at - lo_n) / (hi_n - lo_n) : 0.0;
+  auto mix = [w](double a, double b) { return a + w * (b - a); };
+  return {mix(lo.train_s, hi.train_s), mix(lo.energy_j, hi.energy_j), mix(lo.stall_s, hi.stall_s),
+          mix(lo.compute_s, hi.compute_s), lo.epochs};
+}
+
+}  // namespace
 
 double lone_download_s(const FleetInstance& fleet, const GroupInstance& group) {
   return lone_transfer_s(fleet.download_bytes, group.network.downlink_bytes_per_s,
@@ -28,45 +110,46 @@ double energy_to_deadline(const DevicePower& p, double download_s, double train_
 }
 
 CandidateTable::CandidateTable(const FleetInstance& fleet, const ChunkSettings& chunks) {
-  // One simulation per (group, dataset size, candidate): devices that share both share it.
-  std::map<std::pair<std::size_t, std::int64_t>, std::size_t> first_device;
-  std::vector<std::size_t> representatives;
-  for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
-    const auto key = std::make_pair(fleet.devices[d].group, fleet.devices[d].samples);
-    if (first_device.emplace(key, d).second) representatives.push_back(d);
+  std::vector<std::vector<std::int64_t>> sizes(fleet.groups.size());
+  for (const auto& d : fleet.devices) sizes[d.group].push_back(d.samples);
+  std::vector<Key> keys;
+  for (std::size_t g = 0; g < sizes.size(); ++g) {
+    auto& s = sizes[g];
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    if (s.size() > kExactSizes) s = {s.front(), s.back()};
+    for (const std::int64_t n : s)
+      for (std::size_t c = 0; c < fleet.groups[g].candidates.size(); ++c) keys.emplace_back(g, n, c);
   }
-  std::vector<std::pair<std::size_t, std::size_t>> members;  // (device, candidate)
-  for (const std::size_t d : representatives)
-    for (std::size_t c = 0; c < fleet.groups[fleet.devices[d].group].candidates.size(); ++c) members.emplace_back(d, c);
-  simulated_ = members.size();
-  const auto results = simulate_members(
-      members.size(),
-      [&](std::size_t i) {
-        const FleetDevice& device = fleet.devices[members[i].first];
-        return candidate_run(fleet, device, fleet.groups[device.group].candidates[members[i].second]);
-      },
-      chunks);
-  std::map<std::pair<std::size_t, std::size_t>, Estimate> by_member;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    const FleetDevice& device = fleet.devices[members[i].first];
-    const GroupInstance& group = fleet.groups[device.group];
-    Estimate e;
-    e.error = results[i].error;
-    e.download_s = lone_download_s(fleet, group);
-    e.upload_s = lone_upload_s(fleet, group);
-    for (const EpochStats& epoch : results[i].epochs) {
-      e.train_s += epoch.e2e_s;
-      e.train_energy_j += epoch.energy_j;
-      e.stall_s += epoch.stall_s;
-      e.compute_s += epoch.compute_s;
-    }
-    by_member.emplace(members[i], e);
-  }
+  const auto sim = simulate(fleet, keys, chunks);
+  simulated_ = keys.size();
+  std::vector<std::vector<bool>> dominated(fleet.groups.size());
+  for (std::size_t g = 0; g < sizes.size(); ++g) dominated[g] = dominated_in(fleet, g, sizes[g], sim);
   table_.resize(fleet.devices.size());
   for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
-    const std::size_t rep = first_device.at({fleet.devices[d].group, fleet.devices[d].samples});
-    const std::size_t n = fleet.groups[fleet.devices[d].group].candidates.size();
-    for (std::size_t c = 0; c < n; ++c) table_[d].push_back(by_member.at({rep, c}));
+    const FleetDevice& device = fleet.devices[d];
+    const GroupInstance& group = fleet.groups[device.group];
+    const auto& s = sizes[device.group];
+    const bool exact = std::binary_search(s.begin(), s.end(), device.samples);
+    for (std::size_t c = 0; c < group.candidates.size(); ++c) {
+      Estimate e;
+      e.download_s = lone_download_s(fleet, group);
+      e.upload_s = lone_upload_s(fleet, group);
+      const Simulated& lo = sim.at({device.group, exact ? device.samples : s.front(), c});
+      const Simulated& hi = sim.at({device.group, exact ? device.samples : s.back(), c});
+      e.error = !lo.error.empty() ? lo.error : hi.error;
+      e.dominated = dominated[device.group][c];
+      e.interpolated = !exact;
+      const TaskProfile t = exact ? lo.task
+                                  : interpolated(lo.task, hi.task, static_cast<double>(device.samples),
+                                                 static_cast<double>(s.front()), static_cast<double>(s.back()));
+      e.train_s = t.train_s;
+      e.train_energy_j = t.energy_j;
+      e.stall_s = t.stall_s;
+      e.compute_s = t.compute_s;
+      dominated_ += e.dominated ? 1 : 0;
+      table_[d].push_back(e);
+    }
   }
 }
 

@@ -47,6 +47,7 @@ FedScaleClient fedscale_client(const PlanReport& r, const CandidateTable& table,
   std::size_t chosen = r.plan->devices[d].candidate;
   for (std::size_t c = 0; c < g.candidates.size(); ++c) {
     const Candidate& k = g.candidates[c];
+    // Dominated configurations were simulated too: FedScale's input does not depend on the plan.
     if (k.mode == g.inputs.device.default_power_mode && k.workers == plan.workers && k.batch_size == plan.batch_size &&
         table.at(d, c).error.empty())
       chosen = c;
@@ -407,12 +408,16 @@ std::string gantt_script(const PlanReport& r, const std::string& data_file, cons
   const double d = r.plan->deadline_s;
   double last = d;
   for (const TaskRow& t : r.rows.front()) last = std::max(last, t.selected ? t.finish_s : 0.0);
+  const auto& first = r.plan->outcome.rounds.front();
+  const double closed = first.closed_s - first.start_s;
   // Columns: row, from, to, phase (0 download, 1 training, 2 upload), group, label.
   return fmt::format(
       "set terminal {} size 1100,{}\nset output '{}'\nset xlabel 'seconds from the start of round 1'\n"
       "set xrange [0:{}]\nset yrange [{}:-1]\nset ytics nomirror\nset grid x\nset key outside bottom center horizontal\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead lc rgb '#c0392b' lw 2 dt 2\n"
-      "set label 'deadline' at {}, graph 1.02 center tc rgb '#c0392b'\n"
+      "set label 'deadline' at {}, graph 0.98 right offset -0.5,0 tc rgb '#c0392b'\n"
+      "set arrow from {}, graph 0 to {}, graph 1 nohead lc rgb '#555555' lw 1 dt 3\n"
+      "set label 'round closed' at {}, graph 0.95 left offset 0.5,0 tc rgb '#555555'\n"
       "plot '{}' using ($4 == 1 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.35):($5+1) with boxxyerror fs solid 0.8 "
       "lc variable title 'training (colour: group)', "
       "'' using ($4 == 0 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.2) with boxxyerror fs solid 1 lc rgb '#999999' "
@@ -420,7 +425,8 @@ std::string gantt_script(const PlanReport& r, const std::string& data_file, cons
       "'' using ($4 == 2 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.2) with boxxyerror fs solid 1 lc rgb '#222222' "
       "title 'upload', "
       "'' using (0):1:ytic(6) with points ps 0 notitle\n",
-      svg ? "svg noenhanced" : "pngcairo noenhanced", height, output, 1.03 * last, rows, d, d, d, data_file);
+      svg ? "svg noenhanced" : "pngcairo noenhanced", height, output, 1.03 * last, rows, d, d, d, closed, closed, closed,
+      data_file);
 }
 
 std::map<std::string, std::string> client_configs(const PlanReport& r) {

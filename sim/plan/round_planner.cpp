@@ -8,6 +8,7 @@
 
 #include "sim/app/child_process.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/plan/task_profiles.hpp"
 
 namespace edgetwin {
 namespace {
@@ -23,7 +24,7 @@ class Chooser {
     return energy_to_deadline(group(d).power, e.download_s, e.train_s, e.train_energy_j, e.upload_s, deadline_s,
                               fleet_.spec.round.suspend_min_gap_s);
   }
-  bool runs(std::size_t d, std::size_t c) const { return table_.at(d, c).error.empty(); }
+  bool runs(std::size_t d, std::size_t c) const { return table_.at(d, c).usable(); }
   double finish(std::size_t d, std::size_t c) const { return table_.at(d, c).finish_s(); }
   bool meets(std::size_t d, std::size_t c, double deadline_s) const {
     if (!runs(d, c) || finish(d, c) > deadline_s) return false;
@@ -140,33 +141,88 @@ void move_faster(const Chooser& ch, std::size_t d, DevicePlan& plan, Objective o
   plan.candidate = next;
 }
 
-// Devices that moved try their cheaper configurations back in the final plan.
-int improve(const FleetInstance& fleet, const Chooser& ch, std::vector<DevicePlan>& plans, RoundsOutcome& outcome,
-            double deadline, int budget) {
-  int simulations = 0;
-  for (std::size_t d = 0; d < plans.size() && simulations < budget; ++d) {
-    if (!plans[d].moved()) continue;
-    std::vector<std::size_t> cheaper;
-    for (std::size_t c = 0; c < ch.count(d); ++c)
-      if (ch.meets(d, c, deadline) && ch.energy(d, c, deadline) < ch.energy(d, plans[d].candidate, deadline))
-        cheaper.push_back(c);
-    std::sort(cheaper.begin(), cheaper.end(),
-              [&](std::size_t a, std::size_t b) { return ch.energy(d, a, deadline) < ch.energy(d, b, deadline); });
-    for (const std::size_t c : cheaper) {
-      if (simulations >= budget) break;
-      auto trial = plans;
+// The cheaper configurations a moved device could go back to, cheapest first.
+std::vector<std::size_t> cheaper_than_now(const Chooser& ch, std::size_t d, std::size_t now, double deadline) {
+  std::vector<std::size_t> out;
+  for (std::size_t c = 0; c < ch.count(d); ++c)
+    if (ch.meets(d, c, deadline) && ch.energy(d, c, deadline) < ch.energy(d, now, deadline)) out.push_back(c);
+  std::sort(out.begin(), out.end(),
+            [&](std::size_t a, std::size_t b) { return ch.energy(d, a, deadline) < ch.energy(d, b, deadline); });
+  return out;
+}
+
+class Improver {
+ public:
+  Improver(const FleetInstance& fleet, const CandidateTable& table, const Chooser& ch, ProfileCache& profiles,
+           std::vector<DevicePlan>& plans, RoundsOutcome& outcome, double deadline, int budget)
+      : fleet_(fleet), table_(table), ch_(ch), profiles_(profiles), plans_(plans), outcome_(outcome),
+        deadline_(deadline), budget_(budget) {}
+
+  // Each moved device tries every cheaper configuration, cheapest first, the others as they
+  // are: what the least-energy guarantee needs. With more tries than the budget, moved
+  // devices go back one step (the next cheaper configuration) in groups, halved on failure.
+  int run() {
+    std::vector<std::size_t> moved;
+    std::size_t tries = 0;
+    for (std::size_t d = 0; d < plans_.size(); ++d) {
+      if (!plans_[d].moved()) continue;
+      moved.push_back(d);
+      tries += cheaper_than_now(ch_, d, plans_[d].candidate, deadline_).size();
+    }
+    if (tries <= static_cast<std::size_t>(budget_)) {
+      for (const std::size_t d : moved) try_each(d);
+    } else {
+      step_back(moved);
+    }
+    return simulations_;
+  }
+
+ private:
+  bool try_plan(std::vector<DevicePlan> trial) {
+    if (simulations_ >= budget_) return false;
+    RoundsOutcome tried = simulate_plan(fleet_, table_, candidates_of(trial), profiles_);
+    ++simulations_;
+    if (!late_by_contention(tried, trial, deadline_).empty()) return false;
+    plans_ = std::move(trial);
+    outcome_ = std::move(tried);
+    return true;
+  }
+
+  void try_each(std::size_t d) {
+    for (const std::size_t c : cheaper_than_now(ch_, d, plans_[d].candidate, deadline_)) {
+      auto trial = plans_;
       trial[d].candidate = c;
-      RoundsOutcome tried = simulate_plan(fleet, candidates_of(trial));
-      ++simulations;
-      if (late_by_contention(tried, trial, deadline).empty()) {
-        plans = std::move(trial);
-        outcome = std::move(tried);
-        break;
-      }
+      if (try_plan(std::move(trial))) return;
     }
   }
-  return simulations;
-}
+
+  void step_back(std::vector<std::size_t> group) {
+    std::vector<std::size_t> can;
+    for (const std::size_t d : group)
+      if (!cheaper_than_now(ch_, d, plans_[d].candidate, deadline_).empty()) can.push_back(d);
+    if (can.empty() || simulations_ >= budget_) return;
+    auto trial = plans_;
+    for (const std::size_t d : can) trial[d].candidate = cheaper_than_now(ch_, d, plans_[d].candidate, deadline_).back();
+    if (try_plan(std::move(trial))) {
+      step_back(can);  // the group again, a further step back
+      return;
+    }
+    if (can.size() == 1) return;
+    const auto half = can.begin() + static_cast<std::ptrdiff_t>(can.size() / 2);
+    step_back({can.begin(), half});
+    step_back({half, can.end()});
+  }
+
+  const FleetInstance& fleet_;
+  const CandidateTable& table_;
+  const Chooser& ch_;
+  ProfileCache& profiles_;
+  std::vector<DevicePlan>& plans_;
+  RoundsOutcome& outcome_;
+  double deadline_;
+  int budget_;
+  int simulations_ = 0;
+};
 
 std::vector<FrontierPoint> frontier(const FleetInstance& fleet, const Chooser& ch, double fastest_round_s, int points) {
   std::vector<FrontierPoint> out;
@@ -211,15 +267,9 @@ RoundSettings round_settings(const FleetInstance& fleet) {
   return s;
 }
 
-RoundsOutcome simulate_plan(const FleetInstance& fleet, const std::vector<std::size_t>& candidate_of_device) {
-  std::vector<RoundDevice> devices;
-  for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
-    const FleetDevice& device = fleet.devices[d];
-    const GroupInstance& g = fleet.groups[device.group];
-    MemberRun m = candidate_run(fleet, device, g.candidates[candidate_of_device[d]]);
-    devices.push_back({device.name, device.group, device.index_in_group, std::move(m.device), std::move(m.workload),
-                       std::move(m.run), g.network, g.spec->availability, g.trace});
-  }
+namespace {
+
+RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<RoundDevice>& devices) {
   const RoundSettings settings = round_settings(fleet);
   const std::string bytes = run_in_child([&] {
     const RoundsOutcome outcome = simulate_rounds(fleet.spec.server, settings, devices);
@@ -237,9 +287,48 @@ RoundsOutcome simulate_plan(const FleetInstance& fleet, const std::vector<std::s
   return outcome;
 }
 
+// The device's tasks: exact when computed, else its alone estimate for every round.
+std::vector<TaskProfile> profiles_for(const CandidateTable& table, const ProfileCache& cache, std::size_t d,
+                                      std::size_t c, int rounds) {
+  if (cache.has(d, c)) return cache.at(d, c);
+  const Estimate& e = table.at(d, c);
+  return std::vector<TaskProfile>(static_cast<std::size_t>(rounds),
+                                  TaskProfile{e.train_s, e.train_energy_j, e.stall_s, e.compute_s, 0});
+}
+
+}  // namespace
+
+RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& table,
+                            const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles) {
+  for (;;) {
+    std::vector<RoundDevice> devices;
+    for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
+      const FleetDevice& device = fleet.devices[d];
+      const GroupInstance& g = fleet.groups[device.group];
+      RoundDevice r;
+      r.name = device.name;
+      r.group = device.group;
+      r.index_in_group = device.index_in_group;
+      r.network = g.network;
+      r.availability = g.spec->availability;
+      r.trace = g.trace;
+      r.profiles = profiles_for(table, profiles, d, candidate_of_device[d], fleet.spec.round.rounds);
+      devices.push_back(std::move(r));
+    }
+    RoundsOutcome outcome = simulate_in_child(fleet, devices);
+    // Devices that took part were replayed from estimates: simulate them exactly and again.
+    std::vector<std::pair<std::size_t, std::size_t>> missing;
+    for (const TaskOutcome& t : outcome.tasks)
+      if (!profiles.has(t.device, candidate_of_device[t.device])) missing.emplace_back(t.device, candidate_of_device[t.device]);
+    if (missing.empty()) return outcome;
+    profiles.ensure(missing);
+  }
+}
+
 PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, Objective objective,
                        const PlannerSettings& settings) {
   const Chooser ch(fleet, table);
+  ProfileCache profiles(fleet, fleet.spec.round.rounds, settings.chunks);
   PlanResult result;
   result.objective = objective;
   result.deadline_s = fleet.spec.round.deadline_s;
@@ -263,7 +352,7 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
     result.devices.push_back(p);
   }
   for (result.iterations = 1;; ++result.iterations) {
-    result.outcome = simulate_plan(fleet, candidates_of(result.devices));
+    result.outcome = simulate_plan(fleet, table, candidates_of(result.devices), profiles);
     const auto late = late_by_contention(result.outcome, result.devices, result.deadline_s);
     if (late.empty() || result.iterations >= settings.max_iterations) break;
     bool moved = false;
@@ -276,7 +365,10 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
   }
   if (objective == Objective::energy)
     result.improvement_simulations =
-        improve(fleet, ch, result.devices, result.outcome, result.deadline_s, settings.max_improvement_simulations);
+        Improver(fleet, table, ch, profiles, result.devices, result.outcome, result.deadline_s,
+                 settings.max_improvement_simulations)
+            .run();
+  result.profiles_simulated = profiles.simulated();
   result.energy = round_energy(result.outcome, powers(fleet), fleet.spec.round.suspend_min_gap_s);
   result.frontier = frontier(fleet, ch, result.fastest_round_s, settings.frontier_points);
   return result;

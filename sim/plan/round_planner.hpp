@@ -8,14 +8,18 @@
 //     per-round energy budget; objective time: the fastest; objective balanced: finish times
 //     as equal as possible (each device the configuration whose finish alone is closest below
 //     the slowest device's best), least energy among equals.
-//   - verification: the rounds are simulated with the plan (sim/model/round_simulation.hpp);
+//   - verification: the rounds are simulated with the plan (sim/model/round_simulation.hpp,
+//     each device's tasks from exact profiles of its configuration, sim/plan/task_profiles.hpp);
 //     every device that missed its deadline although its configuration meets it alone (the
 //     network made it late) moves to its next faster configuration, and the rounds are
 //     simulated again, until no such device is left or none can move; `iterations` counts the
 //     simulations. For the energy objective, devices that moved are then tried back at their
 //     cheaper configurations in the final plan, each kept only if it and every other device
 //     still meet the deadline, so no device uses more energy than a configuration that would
-//     have met the deadline in the same simulation.
+//     have met the deadline in the same simulation; when that takes more simulations than
+//     max_improvement_simulations, moved devices step back one configuration at a time in
+//     groups halved on failure, within that budget (the guarantee then holds for the devices
+//     tried alone).
 //   - a deadline below the fastest possible round (the K-th fastest device at its fastest
 //     cannot make it) is bad input: ConfigError at round.deadline_s saying by how much and for
 //     which device. Devices that cannot meet the deadline in any configuration are planned at
@@ -61,20 +65,27 @@ struct PlanResult {
   std::vector<std::vector<EnergySplit>> energy;  // [round][device]
   int iterations = 0;              // round simulations until no device was late by contention
   int improvement_simulations = 0; // energy objective: tries of cheaper configurations after that
+  std::size_t profiles_simulated = 0;  // exact task profiles of configurations that went into rounds
   std::vector<FrontierPoint> frontier;
 };
 
 struct PlannerSettings {
+  ChunkSettings chunks;  // for the exact task profiles of the configurations simulated in rounds
   int max_iterations = 20;
-  int max_improvement_simulations = 64;
+  int max_improvement_simulations = 24;
   int frontier_points = 8;
 };
 
 PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, Objective objective,
                        const PlannerSettings& settings = {});
 
-// The rounds simulated with the given configuration per device, in a child process.
-RoundsOutcome simulate_plan(const FleetInstance& fleet, const std::vector<std::size_t>& candidate_of_device);
+// The rounds simulated with the given configuration per device, in a child process: the
+// network and server in one engine, each device's tasks replayed from its exact profiles.
+// Devices that take part are profiled as they turn out to: a pass that selected a device
+// without exact profiles (replayed from its alone estimate) computes them and runs again.
+class ProfileCache;
+RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& table,
+                            const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles);
 
 // The round settings of a fleet (K, deadline, rounds, transfers, seed).
 RoundSettings round_settings(const FleetInstance& fleet);

@@ -10,6 +10,7 @@
 #include "sim/config/fleet_loader.hpp"
 #include "sim/plan/plan_report.hpp"
 #include "sim/plan/round_planner.hpp"
+#include "sim/plan/task_profiles.hpp"
 #include "tests/support/test_files.hpp"
 
 #include <fmt/format.h>
@@ -132,6 +133,7 @@ TEST_F(Planner, EnergyObjectiveIsNeverBeatenByAConfigurationThatMeetsTheDeadline
   f.spec.round.deadline_s = mid_deadline(f, table);
   const PlanResult plan = plan_rounds(f, table, Objective::energy);
   ASSERT_TRUE(nobody_late(plan.outcome, f));
+  ProfileCache profiles(f, 1, {});
   int alternatives_that_meet = 0;
   for (std::size_t d = 0; d < f.devices.size(); ++d) {
     const double mine = energy_in(f, plan.outcome, d);
@@ -139,7 +141,7 @@ TEST_F(Planner, EnergyObjectiveIsNeverBeatenByAConfigurationThatMeetsTheDeadline
       if (c == plan.devices[d].candidate) continue;
       auto trial = chosen(plan);
       trial[d] = c;
-      const RoundsOutcome o = simulate_plan(f, trial);
+      const RoundsOutcome o = simulate_plan(f, table, trial, profiles);
       if (!nobody_late(o, f)) continue;
       ++alternatives_that_meet;
       EXPECT_GE(energy_in(f, o, d) + 1e-9, mine) << f.devices[d].name << " candidate " << c;
