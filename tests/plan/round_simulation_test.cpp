@@ -7,6 +7,8 @@
 #include <functional>
 
 #include "sim/app/child_process.hpp"
+#include "sim/app/member_chunks.hpp"
+#include "sim/plan/task_profiles.hpp"
 #include "sim/model/round_simulation.hpp"
 #include "sim/report/round_energy.hpp"
 #include "tests/sim/scenario.hpp"
@@ -201,6 +203,67 @@ TEST(Rounds, IdleEnergySuspendsForLongGapsAndAddsUp) {
   EXPECT_NEAR(woke[0][0].idle_j - slept[0][0].idle_j, (3.0 - 0.5) * wait, 1e-6 * wait);
   EXPECT_DOUBLE_EQ(woke[0][0].training_j, slept[0][0].training_j);
   EXPECT_NEAR(woke[0][0].transfer_j, 1.0 * (ta.downloaded_s - ta.selected_s) + 2.0 * (ta.uploaded_s - ta.trained_s), 1e-9);
+}
+
+// The planner replays each device's training from profiles simulated alone, back to back
+// (sim/plan/task_profiles.hpp); one engine holding every device's pipeline must give the same
+// rounds. A dataset read from storage through a page cache that persists across rounds (and
+// persistent workers) makes the devices' histories matter.
+TEST(Rounds, ReplayedProfilesGiveTheRoundsOfOneEngineWithEveryPipeline) {
+  std::vector<RoundDevice> devices;
+  for (int i = 0; i < 5; ++i) {
+    RoundDevice d = device("d" + std::to_string(i), 0);
+    d.workload = file_workload(800 + 160 * i, 16, 50e3);
+    d.workload.costs.worker_startup_cpu_s = 10e-3;
+    d.run = run_with(2, 2, 16, 1);
+    d.run.loader.persistent_workers = true;
+    d.run.seed = 3 + i;
+    devices.push_back(d);
+  }
+  RoundSettings s = settings(2);
+  s.rounds = 3;
+  s.selection = Selection::random;
+  s.over_commitment = 1.5;  // 3 of 5, so devices skip rounds and their histories differ
+  s.local_epochs = 2;
+  const auto full = simulate(server(), s, devices);
+  std::vector<RoundDevice> replayed = devices;
+  const auto tasks = simulate_members(
+      devices.size(),
+      [&](std::size_t i) {
+        MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
+        m.run.epochs = s.local_epochs;
+        m.run.runs = s.rounds;
+        return m;
+      },
+      {});
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
+    m.run.epochs = s.local_epochs;
+    replayed[i].profiles = task_profiles(m, tasks[i]);
+    ASSERT_EQ(replayed[i].profiles.size(), 3u) << tasks[i].error;
+  }
+  const auto again = simulate(server(), s, replayed);
+  ASSERT_EQ(again.tasks.size(), full.tasks.size());
+  ASSERT_GE(full.tasks.size(), 9u);
+  bool a_later_task_differs = false;
+  for (std::size_t k = 0; k < full.tasks.size(); ++k) {
+    const TaskOutcome& a = full.tasks[k];
+    const TaskOutcome& b = again.tasks[k];
+    EXPECT_EQ(a.device, b.device);
+    EXPECT_EQ(a.round, b.round);
+    EXPECT_NEAR(a.trained_s, b.trained_s, 1e-9 * a.trained_s) << "task " << k;
+    EXPECT_NEAR(a.uploaded_s, b.uploaded_s, 1e-9 * a.uploaded_s) << "task " << k;
+    EXPECT_NEAR(a.training_energy_j, b.training_energy_j, 1e-9 * a.training_energy_j) << "task " << k;
+    EXPECT_NEAR(a.stall_s, b.stall_s, 1e-9 * std::max(1.0, a.stall_s)) << "task " << k;
+    EXPECT_EQ(a.counted, b.counted);
+    for (std::size_t j = 0; j < k; ++j)  // the same device's earlier task: cold then warm
+      if (full.tasks[j].device == a.device &&
+          (a.trained_s - a.downloaded_s) < 0.99 * (full.tasks[j].trained_s - full.tasks[j].downloaded_s))
+        a_later_task_differs = true;
+  }
+  EXPECT_TRUE(a_later_task_differs);  // the histories mattered: a warm page cache, no second start-up
+  for (std::size_t r = 0; r < full.rounds.size(); ++r)
+    EXPECT_NEAR(full.rounds[r].end_s, again.rounds[r].end_s, 1e-9 * full.rounds[r].end_s);
 }
 
 }  // namespace
