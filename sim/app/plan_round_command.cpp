@@ -33,6 +33,9 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
                   "Write each device's plan as JSON for its FL client into this directory (docs/federated.md)");
   cmd->add_option("--frontier", o.frontier_points, "Deadlines on the energy-deadline frontier")->capture_default_str();
   cmd->add_option("--jobs", o.chunks.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_flag("--single-engine", o.single_engine,
+                "Simulate the rounds with every device's pipeline in the round engine instead of replaying its "
+                "training simulated alone (the same rounds, slower)");
 }
 
 namespace {
@@ -94,6 +97,7 @@ int run_plan_round(const PlanRoundOptions& o) {
   PlannerSettings settings;
   settings.frontier_points = o.frontier_points;
   settings.chunks = o.chunks;
+  settings.single_engine = o.single_engine;
   const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
   const PlanReport report = build_plan_report(fleet, table, plan);
   if (!o.gantt.empty()) {

@@ -154,9 +154,9 @@ std::vector<std::size_t> cheaper_than_now(const Chooser& ch, std::size_t d, std:
 class Improver {
  public:
   Improver(const FleetInstance& fleet, const CandidateTable& table, const Chooser& ch, ProfileCache& profiles,
-           std::vector<DevicePlan>& plans, RoundsOutcome& outcome, double deadline, int budget)
+           std::vector<DevicePlan>& plans, RoundsOutcome& outcome, double deadline, int budget, bool single_engine)
       : fleet_(fleet), table_(table), ch_(ch), profiles_(profiles), plans_(plans), outcome_(outcome),
-        deadline_(deadline), budget_(budget) {}
+        deadline_(deadline), budget_(budget), single_engine_(single_engine) {}
 
   // Each moved device tries every cheaper configuration, cheapest first, the others as they
   // are: what the least-energy guarantee needs. With more tries than the budget, moved
@@ -180,7 +180,7 @@ class Improver {
  private:
   bool try_plan(std::vector<DevicePlan> trial) {
     if (simulations_ >= budget_) return false;
-    RoundsOutcome tried = simulate_plan(fleet_, table_, candidates_of(trial), profiles_);
+    RoundsOutcome tried = simulate_plan(fleet_, table_, candidates_of(trial), profiles_, single_engine_);
     ++simulations_;
     if (!late_by_contention(tried, trial, deadline_).empty()) return false;
     plans_ = std::move(trial);
@@ -221,6 +221,7 @@ class Improver {
   RoundsOutcome& outcome_;
   double deadline_;
   int budget_;
+  bool single_engine_;
   int simulations_ = 0;
 };
 
@@ -299,7 +300,19 @@ std::vector<TaskProfile> profiles_for(const CandidateTable& table, const Profile
 }  // namespace
 
 RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& table,
-                            const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles) {
+                            const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles,
+                            bool single_engine) {
+  if (single_engine) {
+    std::vector<RoundDevice> devices;
+    for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
+      const FleetDevice& device = fleet.devices[d];
+      const GroupInstance& g = fleet.groups[device.group];
+      MemberRun m = candidate_run(fleet, device, g.candidates[candidate_of_device[d]]);
+      devices.push_back({device.name, device.group, device.index_in_group, std::move(m.device), std::move(m.workload),
+                         std::move(m.run), g.network, g.spec->availability, g.trace, {}});
+    }
+    return simulate_in_child(fleet, devices);
+  }
   for (;;) {
     std::vector<RoundDevice> devices;
     for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
@@ -352,7 +365,7 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
     result.devices.push_back(p);
   }
   for (result.iterations = 1;; ++result.iterations) {
-    result.outcome = simulate_plan(fleet, table, candidates_of(result.devices), profiles);
+    result.outcome = simulate_plan(fleet, table, candidates_of(result.devices), profiles, settings.single_engine);
     const auto late = late_by_contention(result.outcome, result.devices, result.deadline_s);
     if (late.empty() || result.iterations >= settings.max_iterations) break;
     bool moved = false;
@@ -366,7 +379,7 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
   if (objective == Objective::energy)
     result.improvement_simulations =
         Improver(fleet, table, ch, profiles, result.devices, result.outcome, result.deadline_s,
-                 settings.max_improvement_simulations)
+                 settings.max_improvement_simulations, settings.single_engine)
             .run();
   result.profiles_simulated = profiles.simulated();
   result.energy = round_energy(result.outcome, powers(fleet), fleet.spec.round.suspend_min_gap_s);

@@ -74,6 +74,7 @@ struct PlannerSettings {
   int max_iterations = 20;
   int max_improvement_simulations = 24;
   int frontier_points = 8;
+  bool single_engine = false;  // every pipeline in the round engine (see simulate_plan)
 };
 
 PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, Objective objective,
@@ -84,8 +85,11 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
 // Devices that take part are profiled as they turn out to: a pass that selected a device
 // without exact profiles (replayed from its alone estimate) computes them and runs again.
 class ProfileCache;
+// With single_engine, every device's pipeline trains in the round engine instead (the same
+// rounds, slower: a reference).
 RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& table,
-                            const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles);
+                            const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles,
+                            bool single_engine = false);
 
 // The round settings of a fleet (K, deadline, rounds, transfers, seed).
 RoundSettings round_settings(const FleetInstance& fleet);

@@ -53,6 +53,26 @@ TEST(PlanRoundCli, TheShippedFleetIsPlannedWithEveryOutput) {
   EXPECT_TRUE(client.contains("num_workers"));
 }
 
+// The planner replays each device's training beside the network; --single-engine puts every
+// pipeline in the round engine instead: the same rounds.
+TEST(PlanRoundCli, OneEngineWithEveryPipelineGivesTheSameRounds) {
+  const std::string args = "plan-round --fleet jetson-mixed-resnet18 --json --rounds 2 --frontier 1";
+  const auto replayed = run_command(edgetwin(args) + " 2>/dev/null");
+  const auto single = run_command(edgetwin(args + " --single-engine") + " 2>/dev/null");
+  ASSERT_EQ(replayed.exit_code, 0);
+  ASSERT_EQ(single.exit_code, 0);
+  const auto a = nlohmann::json::parse(replayed.output);
+  const auto b = nlohmann::json::parse(single.output);
+  ASSERT_EQ(a["rounds"].size(), b["rounds"].size());
+  for (std::size_t r = 0; r < a["rounds"].size(); ++r) {
+    for (const char* key : {"end_s", "energy_j", "closed_s"})
+      EXPECT_NEAR(a["rounds"][r][key].get<double>(), b["rounds"][r][key].get<double>(),
+                  1e-9 * a["rounds"][r][key].get<double>())
+          << key;
+    EXPECT_EQ(a["rounds"][r]["counted"], b["rounds"][r]["counted"]);
+  }
+}
+
 TEST(PlanRoundCli, CsvHasARowPerDeviceAndRound) {
   const auto r = run_command(edgetwin("plan-round --fleet jetson-mixed-resnet18 --csv --rounds 2 --frontier 2") +
                              " 2>/dev/null");
