@@ -30,10 +30,7 @@ struct PlanRoundOptions {
   std::string client_configs;
   int frontier_points = 8;
   bool single_engine = false;
-  // Small chunks: SimGrid 3.32 removes each finished activity from one list of every
-  // activity in flight, so an engine with many members slows down quadratically
-  // (docs/simgrid.md).
-  ChunkSettings chunks{2, 32};
+  ChunkSettings chunks;
 };
 
 void add_plan_round_command(CLI::App& app, PlanRoundOptions& options);

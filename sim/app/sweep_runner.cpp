@@ -28,6 +28,7 @@ Prepared prepare_point(const LoadedInputs& in, const RunRequest& base, const Swe
   // The extrapolation needs the window's quarters to outlast the prefetch depth.
   const std::int64_t depth = std::int64_t{prepared.run.loader.prefetch_factor} * p.workers + 1;
   prepared.run.window_batches = window > 0 ? std::max(window, 4 * depth) : 0;
+  prepared.run.steady_window = true;
   prepared.run.pstate_per_step = false;
   validate_run(prepared.run, prepared.device, prepared.workload);
   return prepared;

@@ -222,6 +222,9 @@ struct RunConfig {
   // Simulate only the first window_batches batches of each epoch (0: all), for sweeps that
   // extrapolate the rest (report/window_extrapolator.hpp).
   std::int64_t window_batches = 0;
+  // With a window: end it as soon as the pipeline is steady (three loader cycles of equal
+  // length) instead of at window_batches, which then is the longest a window may get.
+  bool steady_window = false;
   // Give each host one pstate per clock step (true), or only the run's clock: a run never
   // changes clocks, and sweeps of thousands of devices skip building the unused ones.
   bool pstate_per_step = true;

@@ -55,6 +55,10 @@ struct EpochRecord {
   double energy_j = 0;           // all of the device's power x dt over the epoch
   double base_energy_j = 0;      // its idle power at this operating point x the epoch
   double peak_power_w = 0;       // highest ~1 s average power
+  // A window that ended once the pipeline was steady: its batches [steady_from, steady_to) are
+  // whole loader cycles of equal length (-1: none; the window had its planned length).
+  std::int64_t steady_from = -1;
+  std::int64_t steady_to = -1;
 };
 
 class PipelineObserver {

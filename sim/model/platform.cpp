@@ -15,10 +15,10 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage)
 Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
                    const std::string& instance, bool pstate_per_step) {
   const std::string prefix = instance.empty() ? "" : instance + "/";
-  // No links: nothing travels between hosts, so the zone needs no routing (a full zone's
-  // routing table grows with the square of its hosts).
-  auto* zone = simgrid::s4u::create_empty_zone(prefix + device.name);
-  if (parent != nullptr) zone->set_parent(parent);
+  // No links: nothing travels between a device's hosts, so no routing: an empty zone of its
+  // own when alone, else its hosts go straight into the parent (one zone fewer to build and
+  // seal per device, which sweeps build tens of thousands of).
+  auto* zone = parent != nullptr ? parent : simgrid::s4u::create_empty_zone(device.name);
   if (device.power) {
     const PowerModel power(device, storage, pstate_per_step);
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
@@ -31,7 +31,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     if (device.gpu) gpu_ = host("gpu", power.gpu(), 1);
     memory_ = host("memory", power.memory(), 1);
     storage_ = host("storage:" + storage.name, power.storage(), 1);
-    board_ = host("board", power.board(), 1);
+    has_energy_ = true;
     base_power_w_ = power.base_power_w();
     if (gpu_) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
     dvfs_idle_saving_w_ = std::max(0.0, device.power->idle_dvfs_off_w - device.power->idle_dvfs_on_w);
@@ -41,7 +41,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s)->seal();
     storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s)->seal();
   }
-  zone->seal();
+  if (parent == nullptr) zone->seal();
 }
 
 void Platform::enable_energy_accounting() { sg_host_energy_plugin_init(); }
@@ -49,7 +49,7 @@ void Platform::enable_energy_accounting() { sg_host_energy_plugin_init(); }
 double Platform::consumed_energy_j() const {
   if (!has_energy()) return 0;
   double total = 0;
-  for (const auto* host : {cpu_, gpu_, memory_, storage_, board_})
+  for (const auto* host : {cpu_, gpu_, memory_, storage_})
     if (host != nullptr) total += sg_host_get_consumed_energy(host);
   return total;
 }

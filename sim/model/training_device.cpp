@@ -13,7 +13,7 @@ TrainingDevice::TrainingDevice(const DeviceSpec& device, const StorageSpec& stor
     if (run.cache == CacheStart::warm) cache_->fill_in_order();
   }
   pipeline_ = std::make_unique<Pipeline>(platform_, work_, workload.dataset, run.loader, cache_.get(), sampler,
-                                         observer, energy_.get(), run.window_batches, run.dvfs);
+                                         observer, energy_.get(), run.window_batches, run.dvfs, run.steady_window);
 }
 
 }  // namespace edgetwin
