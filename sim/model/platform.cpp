@@ -23,8 +23,11 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     const PowerModel power(device, storage, pstate_per_step);
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
       auto* h = zone->create_host(prefix + name, p.speeds)->set_core_count(cores);
-      h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0")->seal();
-      h->set_pstate(p.pstate);  // takes effect for energy at EngineSession::run()
+      h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0");
+      // The zone's seal seals its hosts, and every seal builds the host's energy account anew
+      // (parsing its wattage: 7 % of a sweep member's instructions each time), so a host is
+      // sealed here only when set_pstate needs it (docs/simgrid.md, pitfall 15).
+      if (p.pstate != 0) h->seal()->set_pstate(p.pstate);  // for energy from EngineSession::run()
       return h;
     };
     cpu_ = host("cpu", power.cpu(), device.cpu.cores);
@@ -36,10 +39,10 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     if (gpu_) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
     dvfs_idle_saving_w_ = std::max(0.0, device.power->idle_dvfs_off_w - device.power->idle_dvfs_on_w);
   } else {
-    cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores)->seal();
-    if (device.gpu) gpu_ = zone->create_host(prefix + "gpu", device.gpu->freq_hz)->seal();
-    memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s)->seal();
-    storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s)->seal();
+    cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores);
+    if (device.gpu) gpu_ = zone->create_host(prefix + "gpu", device.gpu->freq_hz);
+    memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s);
+    storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s);
   }
   if (parent == nullptr) zone->seal();
 }
