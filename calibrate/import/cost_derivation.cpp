@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/option_checks.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -77,10 +78,24 @@ void add_epoch_measurement(const std::vector<EpochRecord>& epochs, int skip_epoc
   if (!seconds.empty()) out.measurements.push_back(summarize("epoch_s", seconds, "s"));
 }
 
+void check_options(const DerivationOptions& o) {
+  std::vector<Diagnostic> problems;
+  check_count_option(problems, "--skip-epochs", o.skip_epochs, Bound::non_negative, "epochs");
+  if (o.reference_cpu_freq_hz) {
+    check_number_option(problems, "--reference-cpu-freq-hz", *o.reference_cpu_freq_hz, Bound::positive, "Hz");
+  }
+  if (o.reference_gpu_freq_hz) {
+    check_number_option(problems, "--reference-gpu-freq-hz", *o.reference_gpu_freq_hz, Bound::non_negative, "Hz");
+  }
+  if (o.device.size() > 0) check_name_option(problems, "--device", o.device, "a device name");
+  throw_if_any(std::move(problems));
+}
+
 }  // namespace
 
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,
                           const WorkloadSpec& workload, const DerivationOptions& options, const std::string& source_name) {
+  check_options(options);
   const std::vector<BatchRecord> kept = kept_batches(batches, options.skip_epochs);
   if (kept.empty()) {
     throw ConfigError({Diagnostic{source_name, 0, 0, "--skip-epochs",
@@ -91,8 +106,8 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   out.costs.compute = ComputeCurve{};
   out.costs.provenance = Provenance{};
   if (!options.device.empty()) out.costs.device = options.device;
-  if (options.reference_cpu_freq_hz > 0) out.costs.reference_cpu_freq_hz = options.reference_cpu_freq_hz;
-  if (options.reference_gpu_freq_hz >= 0) out.costs.reference_gpu_freq_hz = options.reference_gpu_freq_hz;
+  if (options.reference_cpu_freq_hz) out.costs.reference_cpu_freq_hz = *options.reference_cpu_freq_hz;
+  if (options.reference_gpu_freq_hz) out.costs.reference_gpu_freq_hz = *options.reference_gpu_freq_hz;
   derive_compute(kept, source_name, out);
   if (options.sequential) {
     derive_loader(kept, out);

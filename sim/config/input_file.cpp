@@ -36,11 +36,12 @@ std::string kind_of(mode_t mode) {
   return "not a plain file";
 }
 
-[[noreturn]] void fail_with_errno(const char* what) {
-  throw InputFileError(fmt::format("{}: {}", what, std::strerror(errno)));
-}
+[[noreturn]] void fail_with_errno(const char* action) { throw InputFileError(action, std::strerror(errno)); }
 
 }  // namespace
+
+InputFileError::InputFileError(std::string action, std::string reason)
+    : std::runtime_error(action + " file: " + reason), action_(std::move(action)), reason_(std::move(reason)) {}
 
 std::string byte_size_text(std::size_t bytes) {
   if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
@@ -51,26 +52,22 @@ std::string byte_size_text(std::size_t bytes) {
 std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it.
   const Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (fd.get() < 0) fail_with_errno("cannot open file");
+  if (fd.get() < 0) fail_with_errno("cannot open");
   struct stat status {};
-  if (::fstat(fd.get(), &status) != 0) fail_with_errno("cannot read file");
-  if (!S_ISREG(status.st_mode)) throw InputFileError(fmt::format("cannot read file: {}", kind_of(status.st_mode)));
-  if (static_cast<std::uintmax_t>(status.st_size) > max_bytes) {
-    throw InputFileError(fmt::format("cannot read file: larger than {}, the limit for {} (sim/config/input_limits.hpp)",
-                                     byte_size_text(max_bytes), what));
-  }
+  if (::fstat(fd.get(), &status) != 0) fail_with_errno("cannot read");
+  if (!S_ISREG(status.st_mode)) throw InputFileError("cannot read", kind_of(status.st_mode));
+  const std::string too_large =
+      fmt::format("larger than {}, the limit for {} (sim/config/input_limits.hpp)", byte_size_text(max_bytes), what);
+  if (static_cast<std::uintmax_t>(status.st_size) > max_bytes) throw InputFileError("cannot read", too_large);
   std::string text;
   char buffer[65536];
   while (true) {
     const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail_with_errno("cannot read file");
+    if (n < 0) fail_with_errno("cannot read");
     if (n == 0) return text;
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {  // it grew while being read
-      throw InputFileError(fmt::format("cannot read file: larger than {}, the limit for {}", byte_size_text(max_bytes),
-                                       what));
-    }
+    if (text.size() > max_bytes) throw InputFileError("cannot read", too_large);  // it grew while being read
   }
 }
 

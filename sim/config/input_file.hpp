@@ -16,9 +16,16 @@
 
 namespace edgetwin {
 
+// what() is "<action> file: <reason>"; callers with a wording of their own use the parts.
 class InputFileError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  InputFileError(std::string action, std::string reason);
+  const std::string& action() const { return action_; }  // "cannot open", "cannot read"
+  const std::string& reason() const { return reason_; }  // "No such file or directory"
+
+ private:
+  std::string action_;
+  std::string reason_;
 };
 
 // `what` names the kind of file in the size message ("a device, workload or profile file").

@@ -15,6 +15,7 @@
 
 #include "sim/config/input_file.hpp"
 #include "sim/config/input_limits.hpp"
+#include "sim/config/number_check.hpp"
 #include "sim/config/physical_range.hpp"
 #include "sim/config/toml_nesting.hpp"
 
@@ -118,48 +119,6 @@ std::string value_text(const toml::node& node) {
 
 bool has_control_character(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; });
-}
-
-std::string with_article(std::string text) {
-  bool vowel = !text.empty() && std::string_view("aeiou").find(text.front()) != std::string_view::npos;
-  return (vowel ? "an " : "a ") + text;
-}
-
-std::string bounded(std::string_view noun, Bound bound) {
-  switch (bound) {
-    case Bound::positive: return fmt::format("positive {}", noun);
-    case Bound::non_negative: return fmt::format("non-negative {}", noun);
-    case Bound::fraction: return fmt::format("{} from 0 to 1", noun);
-    case Bound::positive_fraction: return fmt::format("positive {} at most 1", noun);
-    case Bound::any: break;
-  }
-  return std::string(noun);
-}
-
-std::string with_unit(std::string text, std::string_view unit) {
-  return unit.empty() ? text : fmt::format("{} ({})", text, unit);
-}
-
-// "a positive number (bytes/s)"
-std::string expected_scalar(std::string_view noun, Bound bound, std::string_view unit) {
-  return with_unit(with_article(bounded(noun, bound)), unit);
-}
-
-// "an array of positive numbers (s)"
-std::string expected_array(std::string_view noun, Bound bound, std::string_view unit) {
-  return with_unit(fmt::format("an array of {}", bounded(fmt::format("{}s", noun), bound)), unit);
-}
-
-template <typename T>
-bool within(T value, Bound bound) {
-  switch (bound) {
-    case Bound::positive: return value > 0;
-    case Bound::non_negative: return value >= 0;
-    case Bound::fraction: return value >= 0 && value <= 1;
-    case Bound::positive_fraction: return value > 0 && value <= 1;
-    case Bound::any: break;
-  }
-  return true;
 }
 
 std::optional<double> real_in(const toml::node& node, Bound bound) {

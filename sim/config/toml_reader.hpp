@@ -24,19 +24,13 @@
 #include <toml++/toml.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/number_check.hpp"
 #include "sim/config/source_map.hpp"
 #include "sim/config/specs.hpp"
 
 namespace edgetwin {
 
 enum class Presence { required, optional };
-enum class Bound {
-  any,
-  positive,
-  non_negative,
-  fraction,           // 0 <= x <= 1
-  positive_fraction,  // 0 < x <= 1
-};
 
 class TomlReader {
  public:

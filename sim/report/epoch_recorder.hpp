@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/model/pipeline_observer.hpp"
@@ -32,12 +33,15 @@ class EpochRecorder : public PipelineObserver {
   void on_epoch_start(const EpochStart& start) override;
   void on_batch_done(const BatchRecord& batch) override;
   void on_epoch_end(const EpochRecord& epoch) override;
-  const std::vector<EpochStats>& epochs() const { return epochs_; }
+  // The epochs so far; throws std::logic_error when a figure broke its Valid
+  // (sim/report/epoch_metrics.hpp): a defect of the model, never to be printed.
+  const std::vector<EpochStats>& epochs() const;
 
  private:
   // Two accrued terms per figure (a ratio's numerator and denominator).
   using Terms = std::array<double, 2 * 32>;
 
+  void record(const EpochRecord& epoch);
   EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
 
   double epoch_start_s_ = 0;
@@ -51,6 +55,7 @@ class EpochRecorder : public PipelineObserver {
   Terms at_from_{};
   Terms at_to_{};
   std::vector<EpochStats> epochs_;
+  std::string broken_figures_;  // check_figures of every epoch; thrown by epochs()
 };
 
 }  // namespace edgetwin
