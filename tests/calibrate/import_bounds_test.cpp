@@ -8,7 +8,9 @@
 
 #include "calibrate/import/profile_import.hpp"
 #include "calibrate/import/trace_csv_reader.hpp"
+#include "calibrate/profile/profile_writer.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/profile_loader.hpp"
 #include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
@@ -73,6 +75,25 @@ TEST(ImportBounds, OptionsThatWereIgnoredAreRefused) {
             "--skip-epochs: expected a non-negative integer (epochs), got -3\n"
             "--reference-cpu-freq-hz: expected a positive number (Hz), got nan\n"
             "--reference-gpu-freq-hz: expected a non-negative number (Hz), got -1");
+}
+
+// Found by trace_csv_fuzzer (fuzz/corpus/trace_csv/finding-io-below-resolution.csv): 4e-22 s
+// of reads for 16 samples is a per-sample cost the profile loader refuses, so the import wrote a
+// profile predict could not read. A cost below 1 ps is now 0, with a note.
+TEST(ImportBounds, ADerivedCostBelowResolutionIsZeroAndTheProfileLoads) {
+  TempDir dir;
+  write_text(dir / "t.csv", kHeader + "0,0,16,98,0.0007,4e-22\n");
+  ImportOptions o;
+  o.trace_csvs = {dir / "t.csv"};
+  o.derivation.sequential = true;
+  o.command = "edgetwin-calibrate import --trace t.csv --sequential";
+  const ProfileDocument doc = import_profile(o, lenet());
+  EXPECT_EQ(doc.profile.costs.fetch_cpu_s_per_sample, 0.0);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("fetch_cpu_s_per_sample came out 2.5e-23 s, below 1 ps; set to 0"),
+            std::string::npos)
+      << doc.profile.costs.provenance.source;
+  write_text(dir / "p.toml", render_profile(doc));
+  EXPECT_NO_THROW((void)load_profile(dir / "p.toml"));
 }
 
 }  // namespace
