@@ -75,7 +75,10 @@ int reported(const std::string& program, const std::function<int()>& command,
 
 int run_command_reporting_errors(const std::string& program, const std::function<int()>& command,
                                  const std::function<std::optional<std::string>()>& more_input_errors) {
-  const ExitOnTermination exit_on_termination;
+  // Held until the process ends, never released: a signal while LibTorch's libraries tear down
+  // after main() must still end the program with 128 + signal, not by the signal itself.
+  static const ExitOnTermination* const exit_on_termination = new ExitOnTermination();
+  (void)exit_on_termination;
   const int code = reported(program, command, more_input_errors);
   if (const auto problem = standard_output_problem()) {
     std::cerr << program << ": " << *problem << '\n';

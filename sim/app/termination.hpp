@@ -6,8 +6,8 @@
 //     records, so both are fixed arrays the handlers may touch (async-signal-safe). A full
 //     table throws std::runtime_error (more children than any pool runs, more temporary files
 //     than any command writes at once).
-//   - ExitOnTermination, held for the whole of a command by every program's main
-//     (sim/app/command_line.hpp), installs handlers that SIGKILL every registered child,
+//   - ExitOnTermination, held from the start of a command to the end of the process by every
+//     program's main (sim/app/command_line.hpp), installs handlers that SIGKILL every registered child,
 //     remove every registered temporary file, and _exit(128 + signal) (130 for SIGINT, 143 for
 //     SIGTERM): an output is then either absent or whole, since outputs become visible only by
 //     a rename once complete (sim/app/output_file.hpp).

@@ -17,12 +17,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <regex>
+#include <thread>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/calibrate/training_test_support.hpp"
+#include "tests/support/killable_process.hpp"
 
 namespace edgetwin::calibrate {
 namespace {
@@ -341,6 +344,60 @@ TEST_F(CalibrateE2E, ImportDelegatesToTheImportLibrary) {
                              " --sequential --out " + quoted(profile));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(test_support::read_text(profile).find("edgetwin-calibrate import of"), std::string::npos);
+}
+
+
+// A calibration killed at a random point by SIGINT, SIGTERM or SIGKILL: no process of it is
+// left, the profile is absent or whole (every section, written by a rename), SIGINT and SIGTERM
+// exit 130 and 143 without a temporary file, and a run after SIGKILL removes what was left.
+TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
+  const fs::path out = dir_->path() / "killed";
+  const std::vector<std::string> args{EDGETWIN_CALIBRATE_BIN, "run", "--workload", workload_.string(), "--dataset",
+                                      (dir_->path() / "mnist").string(), "--quick", "--device-name", "host-e2e",
+                                      "--out", (out / "profile.toml").string()};
+  const auto begin = std::chrono::steady_clock::now();
+  int status = 0;
+  const pid_t reference = test_support::start_tagged(args, "calibrate-reference");
+  ::waitpid(reference, &status, 0);
+  ASSERT_EQ(test_support::ending(status), "exit 0");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const auto leftovers = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(out))
+      if (e.path().filename() != "profile.toml") names.push_back(e.path().filename().string());
+    return names;
+  };
+  std::mt19937 rng(20260102);
+  std::uniform_real_distribution<double> when(0.3 * seconds, 1.1 * seconds);
+  for (const int signal : {SIGINT, SIGTERM, SIGKILL}) {
+    fs::remove_all(out);
+    const std::string tag = "calibrate-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
+    const double delay = when(rng);
+    const pid_t pid = test_support::start_tagged(args, tag);
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    ::kill(pid, signal);
+    ::waitpid(pid, &status, 0);
+    const std::string how = test_support::ending(status);
+    const std::string where = "signal " + std::to_string(signal) + " after " + std::to_string(delay) + " s: " + how;
+    // LibTorch's libraries take about a second to load before main() installs the handlers: a
+    // signal then ends the program the default way, before it has written anything.
+    const bool before_main = how == "signal " + std::to_string(signal) && !fs::exists(out);
+    if (signal != SIGKILL) {
+      EXPECT_TRUE(how == "exit 0" || how == "exit " + std::to_string(128 + signal) || before_main) << where;
+    }
+    EXPECT_TRUE(test_support::none_left(tag)) << where;
+    if (fs::exists(out / "profile.toml")) {
+      const std::string text = test_support::read_text(out / "profile.toml");
+      for (const char* section : {"[profile]", "[costs]", "[provenance]"}) EXPECT_NE(text.find(section), std::string::npos) << where;
+    }
+    if (signal != SIGKILL && fs::exists(out)) EXPECT_EQ(leftovers(), std::vector<std::string>{}) << where;
+    if (signal == SIGKILL) {
+      const pid_t rerun = test_support::start_tagged(args, tag + "-rerun");
+      ::waitpid(rerun, &status, 0);
+      EXPECT_EQ(test_support::ending(status), "exit 0") << where;
+      EXPECT_EQ(leftovers(), std::vector<std::string>{}) << where;
+    }
+  }
 }
 
 }  // namespace

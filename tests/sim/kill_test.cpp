@@ -2,12 +2,7 @@
 // simulate, write their outputs or draw their figure: afterwards no process of theirs is left,
 // every output is absent or byte for byte the output of a whole run, SIGINT and SIGTERM exit
 // 130 and 143 and leave no temporary file, and a rerun after SIGKILL removes what it left.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,15 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/killable_process.hpp"
 #include "tests/support/test_files.hpp"
-
-extern char** environ;
 
 namespace edgetwin::test {
 namespace {
 
 namespace fs = std::filesystem;
 using test_support::read_text;
+using test_support::none_left;
 using test_support::TempDir;
 
 // 720 custom modes of the Nano (4 cores x 15 CPU x 12 GPU steps): a few seconds here, so a
@@ -39,49 +34,6 @@ std::vector<std::string> sweep_arguments(const fs::path& dir) {
 }
 
 const std::vector<std::string> kOutputs{"front.csv", "front.json", "front.png"};
-
-// Starts the program with a tag in its environment that its children inherit.
-pid_t start(const std::vector<std::string>& arguments, const std::string& tag) {
-  std::vector<char*> argv;
-  for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<std::string> env_text{"EDGETWIN_KILL_TEST_TAG=" + tag};
-  for (char** e = environ; *e != nullptr; ++e) env_text.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
-}
-
-// Processes still carrying the tag (zombies, already dead, do not count).
-int tagged_processes(const std::string& tag) {
-  const std::string needle = "EDGETWIN_KILL_TEST_TAG=" + tag + '\0';
-  int count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_text(entry.path() / "stat");
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') continue;
-    if (read_text(entry.path() / "environ").find(needle) != std::string::npos) ++count;
-  }
-  return count;
-}
-
-bool none_left(const std::string& tag) {
-  for (int i = 0; i < 150; ++i) {  // SIGKILL to the children takes effect asynchronously
-    if (tagged_processes(tag) == 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
 
 std::vector<std::string> temporaries(const fs::path& dir) {
   std::vector<std::string> names;
@@ -101,7 +53,7 @@ struct Reference {
 Reference whole_run() {
   TempDir dir("edgetwin-kill-reference");
   const auto begin = std::chrono::steady_clock::now();
-  const pid_t pid = start(sweep_arguments(dir.path()), "reference-" + std::to_string(::getpid()));
+  const pid_t pid = test_support::start_tagged(sweep_arguments(dir.path()), "reference-" + std::to_string(::getpid()));
   int status = 0;
   ::waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
@@ -132,7 +84,7 @@ void kill_at_random_points(int signal, int times) {
     const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(signal) + "-" + std::to_string(i);
     const double delay = when(rng);
     const std::string where = "signal " + std::to_string(signal) + " after " + std::to_string(delay) + " s";
-    const pid_t pid = start(sweep_arguments(dir.path()), tag);
+    const pid_t pid = test_support::start_tagged(sweep_arguments(dir.path()), tag);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
     ::kill(pid, signal);
@@ -148,7 +100,7 @@ void kill_at_random_points(int signal, int times) {
     expect_absent_or_whole(dir.path(), reference, where);
     if (signal != SIGKILL) EXPECT_EQ(temporaries(dir.path()), std::vector<std::string>{}) << where;
     // A rerun writes everything and removes what a SIGKILLed run left beside the outputs.
-    const pid_t rerun = start(sweep_arguments(dir.path()), tag + "-rerun");
+    const pid_t rerun = test_support::start_tagged(sweep_arguments(dir.path()), tag + "-rerun");
     ASSERT_EQ(::waitpid(rerun, &status, 0), rerun);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << where;
     EXPECT_EQ(read_text(dir / "front.csv"), reference.csv) << where;
