@@ -18,13 +18,7 @@ void check_operating_points(const DeviceSpec& device) {
   for (const PowerModeSpec& mode : device.power_modes) points.push_back(mode_operating_point(device, mode));
   FUZZ_CHECK(custom_mode_count(device) >= 1, "no custom mode");
   const WorkloadSpec& workload = fuzz::shipped_workload("lenet-mnist");
-  RunConfig run;
-  run.loader = workload.loader;
-  run.window_batches = 200;
-  for (const OperatingPoint& point : points) {
-    const DeviceSpec at_point = apply_operating_point(device, point);
-    fuzz::check_member(at_point, workload, run);
-  }
+  for (const OperatingPoint& point : points) fuzz::check_default_run(apply_operating_point(device, point), workload);
 }
 
 }  // namespace

@@ -200,4 +200,11 @@ void check_member(const DeviceSpec& device, const WorkloadSpec& workload, const 
   }
 }
 
+void check_default_run(const DeviceSpec& device, const WorkloadSpec& workload) {
+  RunConfig run;
+  run.loader = workload.loader;
+  run.window_batches = 200;
+  check_member(device, workload, run);
+}
+
 }  // namespace edgetwin::fuzz

@@ -47,5 +47,7 @@ void check_costs(const CostSpec& costs);
 // Adds the member to a Simulation (no engine runs): ConfigError or acceptance, then for an
 // accepted run the engine inputs recomputed and checked.
 void check_member(const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run);
+// check_member for the workload's own loader settings, one epoch, a sweep's window.
+void check_default_run(const DeviceSpec& device, const WorkloadSpec& workload);
 
 }  // namespace edgetwin::fuzz

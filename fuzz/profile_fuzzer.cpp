@@ -28,9 +28,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check_diagnostics(e, {file}, fuzz::text_of(data, size));
     return 0;
   }
-  RunConfig run;
-  run.loader = workload.loader;
-  run.window_batches = 200;
-  fuzz::check_member(device, workload, run);
+  fuzz::check_default_run(device, workload);
   return 0;
 }

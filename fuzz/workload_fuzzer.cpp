@@ -33,10 +33,7 @@ void check_on(const std::string& device_name, WorkloadSpec workload) {
     }
     for (const double s : c.compute.seconds) FUZZ_CHECK(std::isfinite(s) && s > 0, "an estimated step of no time");
   }
-  RunConfig run;
-  run.loader = workload.loader;
-  run.window_batches = 200;
-  fuzz::check_member(device, workload, run);
+  fuzz::check_default_run(device, workload);
 }
 
 }  // namespace

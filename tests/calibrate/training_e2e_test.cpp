@@ -19,7 +19,6 @@
 #include <map>
 #include <random>
 #include <regex>
-#include <thread>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -355,12 +354,8 @@ TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
   const std::vector<std::string> args{EDGETWIN_CALIBRATE_BIN, "run", "--workload", workload_.string(), "--dataset",
                                       (dir_->path() / "mnist").string(), "--quick", "--device-name", "host-e2e",
                                       "--out", (out / "profile.toml").string()};
-  const auto begin = std::chrono::steady_clock::now();
-  int status = 0;
-  const pid_t reference = test_support::start_tagged(args, "calibrate-reference");
-  ::waitpid(reference, &status, 0);
-  ASSERT_EQ(test_support::ending(status), "exit 0");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const auto [reference, seconds] = test_support::run_to_end(args, "calibrate-reference");
+  ASSERT_EQ(reference, "exit 0");
   const auto leftovers = [&] {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(out))
@@ -372,30 +367,19 @@ TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
   for (const int signal : {SIGINT, SIGTERM, SIGKILL}) {
     fs::remove_all(out);
     const std::string tag = "calibrate-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
-    const double delay = when(rng);
-    const pid_t pid = test_support::start_tagged(args, tag);
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    ::kill(pid, signal);
-    ::waitpid(pid, &status, 0);
-    const std::string how = test_support::ending(status);
-    const std::string where = "signal " + std::to_string(signal) + " after " + std::to_string(delay) + " s: " + how;
-    // LibTorch's libraries take about a second to load before main() installs the handlers: a
-    // signal then ends the program the default way, before it has written anything.
-    const bool before_main = how == "signal " + std::to_string(signal) && !fs::exists(out);
-    if (signal != SIGKILL) {
-      EXPECT_TRUE(how == "exit 0" || how == "exit " + std::to_string(128 + signal) || before_main) << where;
-    }
-    EXPECT_TRUE(test_support::none_left(tag)) << where;
+    const auto killed = test_support::kill_after(args, tag, signal, when(rng));
+    if (signal != SIGKILL) EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    EXPECT_TRUE(test_support::none_left(tag)) << killed.where;
     if (fs::exists(out / "profile.toml")) {
       const std::string text = test_support::read_text(out / "profile.toml");
-      for (const char* section : {"[profile]", "[costs]", "[provenance]"}) EXPECT_NE(text.find(section), std::string::npos) << where;
+      for (const char* section : {"[profile]", "[costs]", "[provenance]"}) {
+        EXPECT_NE(text.find(section), std::string::npos) << killed.where;
+      }
     }
-    if (signal != SIGKILL && fs::exists(out)) EXPECT_EQ(leftovers(), std::vector<std::string>{}) << where;
+    if (signal != SIGKILL && fs::exists(out)) EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;
     if (signal == SIGKILL) {
-      const pid_t rerun = test_support::start_tagged(args, tag + "-rerun");
-      ::waitpid(rerun, &status, 0);
-      EXPECT_EQ(test_support::ending(status), "exit 0") << where;
-      EXPECT_EQ(leftovers(), std::vector<std::string>{}) << where;
+      EXPECT_EQ(test_support::run_to_end(args, tag + "-rerun").first, "exit 0") << killed.where;
+      EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;
     }
   }
 }

@@ -5,12 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/support/killable_process.hpp"
@@ -52,15 +50,10 @@ struct Reference {
 
 Reference whole_run() {
   TempDir dir("edgetwin-kill-reference");
-  const auto begin = std::chrono::steady_clock::now();
-  const pid_t pid = test_support::start_tagged(sweep_arguments(dir.path()), "reference-" + std::to_string(::getpid()));
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  Reference r{read_text(dir / "front.csv"), read_text(dir / "front.json"),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()};
+  const auto [how, seconds] = test_support::run_to_end(sweep_arguments(dir.path()), "reference-" + std::to_string(::getpid()));
+  EXPECT_EQ(how, "exit 0");
   EXPECT_GT(fs::file_size(dir / "front.png"), 1000u);
-  return r;
+  return Reference{read_text(dir / "front.csv"), read_text(dir / "front.json"), seconds};
 }
 
 // An output is absent or whole; a figure has no reference bytes (its fonts may vary), so whole
@@ -82,27 +75,15 @@ void kill_at_random_points(int signal, int times) {
   for (int i = 0; i < times; ++i) {
     TempDir dir("edgetwin-kill");
     const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(signal) + "-" + std::to_string(i);
-    const double delay = when(rng);
-    const std::string where = "signal " + std::to_string(signal) + " after " + std::to_string(delay) + " s";
-    const pid_t pid = test_support::start_tagged(sweep_arguments(dir.path()), tag);
-    ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    ::kill(pid, signal);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    const bool finished = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!finished && signal == SIGKILL) EXPECT_TRUE(WIFSIGNALED(status)) << where;
-    if (!finished && signal != SIGKILL) {
-      ASSERT_TRUE(WIFEXITED(status)) << where << ": status " << status;
-      EXPECT_EQ(WEXITSTATUS(status), 128 + signal) << where;
-    }
+    const auto killed = test_support::kill_after(sweep_arguments(dir.path()), tag, signal, when(rng));
+    const std::string& where = killed.where;
+    if (signal == SIGKILL) EXPECT_TRUE(killed.how == "exit 0" || killed.how == "signal 9") << where;
+    else EXPECT_TRUE(test_support::ended_as_promised(killed, signal, false)) << where;
     EXPECT_TRUE(none_left(tag)) << where << ": a child outlived the program";
     expect_absent_or_whole(dir.path(), reference, where);
     if (signal != SIGKILL) EXPECT_EQ(temporaries(dir.path()), std::vector<std::string>{}) << where;
     // A rerun writes everything and removes what a SIGKILLed run left beside the outputs.
-    const pid_t rerun = test_support::start_tagged(sweep_arguments(dir.path()), tag + "-rerun");
-    ASSERT_EQ(::waitpid(rerun, &status, 0), rerun);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << where;
+    EXPECT_EQ(test_support::run_to_end(sweep_arguments(dir.path()), tag + "-rerun").first, "exit 0") << where;
     EXPECT_EQ(read_text(dir / "front.csv"), reference.csv) << where;
     EXPECT_EQ(temporaries(dir.path()), std::vector<std::string>{}) << where;
   }

@@ -70,4 +70,38 @@ inline std::string ending(int status) {
   return WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : "signal " + std::to_string(WTERMSIG(status));
 }
 
+// Runs the program to its end: how it ended, and how long it took.
+inline std::pair<std::string, double> run_to_end(const std::vector<std::string>& arguments, const std::string& tag) {
+  const auto begin = std::chrono::steady_clock::now();
+  const pid_t pid = start_tagged(arguments, tag);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {ending(status), std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count()};
+}
+
+struct KilledRun {
+  std::string how;    // "exit 143", "signal 9"
+  std::string where;  // for messages: "signal 15 after 1.2 s: exit 143"
+};
+
+// Starts the program, sends it `signal` after delay_s and waits for it.
+inline KilledRun kill_after(const std::vector<std::string>& arguments, const std::string& tag, int signal,
+                            double delay_s) {
+  const pid_t pid = start_tagged(arguments, tag);
+  std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
+  ::kill(pid, signal);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string how = ending(status);
+  return {how, "signal " + std::to_string(signal) + " after " + std::to_string(delay_s) + " s: " + how};
+}
+
+// A run SIGINT or SIGTERM reached ends 0 (it had finished) or 128 + signal; one of a program
+// whose libraries load for a while before main() installs the handlers (LibTorch's take about
+// a second) may also end by the signal itself, if it had written nothing yet.
+inline bool ended_as_promised(const KilledRun& run, int signal, bool wrote_nothing) {
+  return run.how == "exit 0" || run.how == "exit " + std::to_string(128 + signal) ||
+         (wrote_nothing && run.how == "signal " + std::to_string(signal));
+}
+
 }  // namespace edgetwin::test_support

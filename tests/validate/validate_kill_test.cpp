@@ -4,9 +4,7 @@
 // resumes) is left beside them, SIGINT and SIGTERM exit 130 and 143, and a rerun completes.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <random>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -41,36 +39,20 @@ TEST(ValidateKill, AKilledValidationLeavesWholeReportFilesOrNone) {
   const std::vector<std::string> args{EDGETWIN_VALIDATE_BIN, "--device", "host-x86-2core", "--workload", "lenet-mnist",
                                       "--profile", (dir / "profile.toml").string(), "--grid", (dir / "grid.toml").string(),
                                       "--dataset", (dir / "data").string(), "--out", out.string(), "--quiet"};
-  int status = 0;
-  const auto begin = std::chrono::steady_clock::now();
-  const pid_t reference = test_support::start_tagged(args, "validate-reference");
-  ::waitpid(reference, &status, 0);
-  ASSERT_EQ(test_support::ending(status), "exit 0");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const auto [reference, seconds] = test_support::run_to_end(args, "validate-reference");
+  ASSERT_EQ(reference, "exit 0");
   std::mt19937 rng(20260103);
   std::uniform_real_distribution<double> when(0.3 * seconds, 1.1 * seconds);
   for (const int signal : {SIGINT, SIGTERM, SIGKILL}) {
     fs::remove_all(out);
     const std::string tag = "validate-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
-    const double delay = when(rng);
-    const pid_t pid = test_support::start_tagged(args, tag);
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    ::kill(pid, signal);
-    ::waitpid(pid, &status, 0);
-    const std::string how = test_support::ending(status);
-    const std::string where = "signal " + std::to_string(signal) + " after " + std::to_string(delay) + " s: " + how;
-    // LibTorch's libraries load for about a second before main() installs the handlers.
-    const bool before_main = how == "signal " + std::to_string(signal) && !fs::exists(out);
-    if (signal != SIGKILL) {
-      EXPECT_TRUE(how == "exit 0" || how == "exit " + std::to_string(128 + signal) || before_main) << where;
-    }
-    EXPECT_TRUE(test_support::none_left(tag)) << where;
-    expect_whole_or_absent(out, where);
-    const pid_t rerun = test_support::start_tagged(args, tag + "-rerun");
-    ::waitpid(rerun, &status, 0);
-    EXPECT_EQ(test_support::ending(status), "exit 0") << where;
+    const auto killed = test_support::kill_after(args, tag, signal, when(rng));
+    if (signal != SIGKILL) EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    EXPECT_TRUE(test_support::none_left(tag)) << killed.where;
+    expect_whole_or_absent(out, killed.where);
+    EXPECT_EQ(test_support::run_to_end(args, tag + "-rerun").first, "exit 0") << killed.where;
     expect_complete_report(out, 2, 1, 1);
-    EXPECT_FALSE(fs::exists(out / ".journal.jsonl")) << where << ": the journal goes once the report is written";
+    EXPECT_FALSE(fs::exists(out / ".journal.jsonl")) << killed.where << ": the journal goes once the report is written";
   }
 }
 
