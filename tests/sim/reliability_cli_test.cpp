@@ -157,6 +157,17 @@ TEST(ReliabilityCli, OutputsOnAFullTmpfsAreAbsentAndSaySo) {
   EXPECT_EQ(full.leftovers(), 0);
 }
 
+// A full TMPDIR was blamed on --modes: the figure's data went through a file there. Nothing
+// edgetwin writes goes through TMPDIR now, so a missing one does not matter.
+TEST(ReliabilityCli, NoOutputDependsOnTmpdir) {
+  TempDir dir;
+  const auto r = test_support::run_command("TMPDIR=/nonexistent/tmp " + std::string(EDGETWIN_BINARY) + " " + kXavierSweep +
+                                           "--plot " + quoted(dir / "front.svg") + " --csv " + quoted(dir / "front.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(fs::file_size(dir / "front.svg"), 1000u);
+  EXPECT_EQ(entries(dir.path()), 2);
+}
+
 // ---- figures ---------------------------------------------------------------------------------
 
 // With DVFS governors on, a device idles at idle_dvfs_on_w: the base energy is that idle, so
