@@ -6,10 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "sim/app/atomic_output.hpp"
 #include "sim/app/catalogue.hpp"
+#include "sim/app/gnuplot.hpp"
+#include "sim/app/output_file.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/fleet_loader.hpp"
+#include "sim/config/option_checks.hpp"
 #include "sim/plan/plan_report.hpp"
 
 namespace edgetwin {
@@ -50,16 +52,17 @@ FleetSpec load_with_overrides(const PlanRoundOptions& o) {
   FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet));
   std::vector<Diagnostic> problems;
   if (o.deadline_s) {
-    if (!(*o.deadline_s > 0)) problems.push_back({"", 0, 0, "--deadline", fmt::format("expected a positive number of seconds, got {}", *o.deadline_s)});
+    check_number_option(problems, "--deadline", *o.deadline_s, Bound::positive, "s");
     spec.round.deadline_s = *o.deadline_s;
   }
   if (o.rounds) {
-    if (*o.rounds < 1) problems.push_back({"", 0, 0, "--rounds", fmt::format("expected a positive number of rounds, got {}", *o.rounds)});
+    check_count_option(problems, "--rounds", *o.rounds, Bound::positive, "rounds");
     spec.round.rounds = *o.rounds;
   }
-  if (o.frontier_points < 1)
-    problems.push_back({"", 0, 0, "--frontier", fmt::format("expected at least 1 deadline, got {}", o.frontier_points)});
-  if (o.chunks.jobs < 1) problems.push_back({"", 0, 0, "--jobs", fmt::format("expected at least 1 process, got {}", o.chunks.jobs)});
+  check_count_option(problems, "--frontier", o.frontier_points, Bound::positive, "deadlines");
+  check_count_option(problems, "--jobs", o.chunks.jobs, Bound::positive, "processes");
+  if (!o.gantt.empty())
+    if (auto problem = output_target_problem(o.gantt, "--gantt")) problems.push_back(std::move(*problem));
   if (!problems.empty()) throw ConfigError(std::move(problems));
   return spec;
 }
@@ -71,7 +74,7 @@ void write_client_configs(const std::string& dir, const PlanReport& report) {
   try {
     for (const auto& [name, text] : client_configs(report)) {
       const auto path = (std::filesystem::path(dir) / name).string();
-      write_atomically(path, text);
+      write_output_file(path, text);
       written.push_back(path);
     }
   } catch (...) {
@@ -101,10 +104,8 @@ int run_plan_round(const PlanRoundOptions& o) {
   const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
   const PlanReport report = build_plan_report(fleet, table, plan);
   if (!o.gantt.empty()) {
-    const bool svg = o.gantt.ends_with(".svg");
-    draw_atomically(o.gantt, gantt_data(report, kGanttDeviceRows), [&](const std::string& data, const std::string& out) {
-      return gantt_script(report, data, out, svg, kGanttDeviceRows);
-    });
+    const GanttScript script = gantt_script(report, o.gantt.ends_with(".svg"), kGanttDeviceRows);
+    draw_figure(o.gantt, {script.terminal, gantt_data(report, kGanttDeviceRows), script.commands});
   }
   if (!o.client_configs.empty()) write_client_configs(o.client_configs, report);
   if (o.json) write_plan_json(std::cout, report);

@@ -4,6 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/app/command_line.hpp"
+#include "sim/app/output_file.hpp"
+#include "sim/config/option_checks.hpp"
 #include "sim/model/simulation.hpp"
 #include "sim/report/epoch_recorder.hpp"
 #include "sim/report/report_writer.hpp"
@@ -18,7 +21,8 @@ void add_predict_command(CLI::App& app, PredictOptions& o) {
       ->capture_default_str();
   cmd->add_option("--profile", o.request.profile,
                   "Profile TOML from edgetwin-calibrate: measured costs replacing the workload's estimates");
-  cmd->add_option("--storage", o.request.storage, "Storage medium holding the dataset (default: the device's default)");
+  cmd->add_option("--storage", o.request.storage, "Storage medium holding the dataset (default: the device's default)")
+      ->check(non_empty("a storage name"));
   cmd->add_option("--workers", o.request.workers, "DataLoader num_workers; 0 loads in the trainer (default: the workload's)");
   cmd->add_option("--prefetch-factor", o.request.prefetch_factor,
                   "Batches each worker may have outstanding (default: the workload's, PyTorch's 2)");
@@ -37,7 +41,8 @@ void add_predict_command(CLI::App& app, PredictOptions& o) {
   cmd->add_flag("--csv", o.csv, "Write CSV instead of a table")->excludes(json);
   cmd->add_option("--trace", o.trace, "Also write per-batch times (CSV) to this file");
   cmd->add_option("--power-mode", o.request.power_mode,
-                  "Named power mode or its nvpmodel id (default: the device's default mode; see `edgetwin modes`)");
+                  "Named power mode or its nvpmodel id (default: the device's default mode; see `edgetwin modes`)")
+      ->check(non_empty("a power mode's name or id"));
   cmd->add_option("--cores", o.request.cores, "Online CPU cores (overrides the power mode's)");
   cmd->add_option("--cpu-freq", o.request.cpu_freq, "CPU clock, one of the device's steps, e.g. 1190.4MHz (overrides the mode's)");
   cmd->add_option("--gpu-freq", o.request.gpu_freq, "GPU clock, one of the device's steps, e.g. 1377MHz");
@@ -58,6 +63,7 @@ ReportFormat report_format(const PredictOptions& o) {
 }  // namespace
 
 int run_predict(const PredictOptions& o) {
+  throw_if_any(output_targets_problems({{"--trace", o.trace}}));
   const PreparedRun prepared = prepare_run(o.request);
   const DeviceSpec& device = prepared.device;
   const WorkloadSpec& workload = prepared.workload;

@@ -1,16 +1,14 @@
 #include "sim/app/sweep_command.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "sim/app/atomic_output.hpp"
 #include "sim/app/gnuplot.hpp"
+#include "sim/app/output_file.hpp"
+#include "sim/app/sweep_plan.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/operating_point.hpp"
@@ -50,22 +48,13 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--max-power", o.max_power_w, "Constraint: peak power at most this many W");
   cmd->add_option("--max-epoch-time", o.max_epoch_time_s, "Constraint: epoch time at most this many s");
   cmd->add_option("--energy-budget", o.energy_budget_j, "Constraint: energy per epoch at most this many J");
+  cmd->add_option("--max-configurations", o.max_configurations,
+                  "Refuse a sweep of more configurations than this (each costs memory and time)")
+      ->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress line on stderr");
 }
 
 namespace {
-
-std::vector<SweepPoint> sweep_points(const SweepOptions& o, const LoadedInputs& in) {
-  const auto workers = o.workers.empty() ? std::vector<int>{in.workload.loader.workers} : o.workers;
-  const auto batches = o.batch_sizes.empty() ? std::vector<int>{in.workload.loader.batch_size} : o.batch_sizes;
-  const auto storages = o.storages.empty() ? std::vector<std::string>{in.device.default_storage} : o.storages;
-  std::vector<SweepPoint> points;
-  for (const auto& [name, point] : select_modes(in.device, o.modes))
-    for (const int w : workers)
-      for (const int b : batches)
-        for (const auto& s : storages) points.push_back({name, point, w, b, s});
-  return points;
-}
 
 std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, std::vector<std::size_t>& valid) {
   std::vector<TradeoffPoint> points;
@@ -137,23 +126,27 @@ nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std
           {"points", points}};
 }
 
+// Mode names go in double quotes: a name may hold spaces, never a newline (the loader says so).
+std::string plot_label(const SweepPoint& p) {
+  if (p.mode == "custom") return "\"-\"";
+  std::string name = p.mode;
+  for (char& c : name) c = c == '"' ? '\'' : c;
+  return "\"" + name + "\"";
+}
+
 void draw_plot(const std::string& path, const std::vector<SweepResult>& results, const std::vector<bool>& front) {
-  std::string data;
+  Figure figure;
+  figure.terminal = path.ends_with(".svg") ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced";
   for (std::size_t i = 0; i < results.size(); ++i)
     if (results[i].error.empty())
-      data += fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
-                          results[i].point.mode == "custom" ? "-" : results[i].point.mode);
-  const bool svg = path.ends_with(".svg");
-  draw_atomically(path, data, [svg](const std::string& data_file, const std::string& output) {
-    return fmt::format(
-        "set terminal {}\nset output '{}'\nset xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\n"
-        "set key top right\nset grid\n"
-        "plot '{}' using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
-        "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto "
-        "front', '' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' "
-        "notitle\n",
-        svg ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced", output, data_file);
-  });
+      figure.data += fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
+                                 plot_label(results[i].point));
+  figure.commands =
+      "set xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\nset key top right\nset grid\n"
+      "plot $data using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
+      "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto front', "
+      "'' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' notitle\n";
+  draw_figure(path, figure);
 }
 
 void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& results,
@@ -176,7 +169,7 @@ void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& resul
 
 int run_sweep_command(const SweepOptions& o) {
   const LoadedInputs in = load_inputs(o.base);
-  const std::vector<SweepPoint> points = sweep_points(o, in);
+  const std::vector<SweepPoint> points = plan_sweep(o, in);
   if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
   const bool energy_asked = o.max_power_w || o.energy_budget_j;
   if (energy_asked && !in.device.power)
@@ -198,8 +191,8 @@ int run_sweep_command(const SweepOptions& o) {
   std::vector<bool> front_of_result(results.size(), false);
   for (std::size_t k = 0; k < valid.size(); ++k) front_of_result[valid[k]] = front[k];
 
-  if (!o.csv.empty()) write_atomically(o.csv, csv_text(results, front_of_result));
-  if (!o.json.empty()) write_atomically(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
+  if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, front_of_result));
+  if (!o.json.empty()) write_output_file(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
   if (!o.plot.empty()) draw_plot(o.plot, results, front_of_result);
   print_summary(in, results, valid, front_of_result);
 

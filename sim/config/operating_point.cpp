@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/physical_range.hpp"
 
 namespace edgetwin {
 namespace {
@@ -43,9 +44,13 @@ std::string nearest_steps(const std::vector<double>& steps, double hz) {
 void check_clock(std::vector<Diagnostic>& problems, const std::string& option, const std::string& what,
                  const std::vector<double>& steps, double max_hz, double hz) {
   if (steps.empty()) {
-    if (hz <= 0 || hz > max_hz + same_step_hz)
+    // Without steps any clock up to the maximum is one; below a clock's plausible range it is
+    // a typo (1e-300Hz), and would reach the engine as a speed of nothing.
+    const double lowest_hz = physical_range("Hz").smallest;
+    if (!(hz >= lowest_hz) || hz > max_hz + same_step_hz)
       problems.push_back({"", 0, 0, option,
-                          fmt::format("{} {} is outside (0, {}]", what, format_frequency(hz), format_frequency(max_hz))});
+                          fmt::format("{} {} is outside [{}, {}]", what, format_frequency(hz),
+                                      format_frequency(lowest_hz), format_frequency(max_hz))});
     return;
   }
   for (const double step : steps)

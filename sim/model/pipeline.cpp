@@ -318,6 +318,8 @@ void Pipeline::on_step_part_done(std::int64_t index) {
   Batch& batch = batches()[index];
   if (--batch.pending_steps > 0) return;
   batch.record.compute_end_s = now();
+  batch.record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
+  batch.record.cpu_cores = platform_.cpu()->get_core_count();
   last_step_end_s_ = now();
   if (energy_ != nullptr) batch.record.energy_j = energy_->tick(batch.record.compute_end_s);
   observer_.on_batch_done(batch.record);

@@ -28,6 +28,8 @@ struct BatchRecord {
   double fetch_s = 0;            // I/O plus the fetch part of the worker's CPU time
   double preprocess_s = 0;       // preprocess + collate part of the worker's CPU time
   double gpu_busy_s = 0;         // GPU time of the step (0 without GPU)
+  double cpu_busy_core_s = 0;    // CPU work of the epoch so far (what was started on the CPU), core-seconds
+  int cpu_cores = 0;
   double energy_j = 0;           // device energy since the epoch began, at compute_end_s (with power data)
 };
 

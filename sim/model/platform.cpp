@@ -37,7 +37,11 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     has_energy_ = true;
     base_power_w_ = power.base_power_w();
     if (gpu_) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
-    dvfs_idle_saving_w_ = std::max(0.0, device.power->idle_dvfs_off_w - device.power->idle_dvfs_on_w);
+    // Governors free, a long idle gap draws the whole device's idle_dvfs_on_w whatever the mode
+    // caps; the saving is what that is below this operating point's pinned idle (at MAXN the
+    // shipped files make the two idles idle_dvfs_off_w and idle_dvfs_on_w). It never takes the
+    // device below idle_dvfs_on_w, as subtracting off - on did at lower modes and fewer cores.
+    dvfs_idle_saving_w_ = std::max(0.0, base_power_w_ - device.power->idle_dvfs_on_w);
   } else {
     cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores);
     if (device.gpu) gpu_ = zone->create_host(prefix + "gpu", device.gpu->freq_hz);

@@ -45,8 +45,11 @@ class Platform {
   double base_power_w() const { return base_power_w_; }
   // What the GPU draws busy beyond idle at this clock (0 without energy accounting).
   double gpu_busy_extra_w() const { return gpu_busy_extra_w_; }
-  // Idle power DVFS governors save over pinned clocks (idle_dvfs_off_w - idle_dvfs_on_w).
+  // Idle power DVFS governors save over pinned clocks: base_power_w - idle_dvfs_on_w, or 0.
   double dvfs_idle_saving_w() const { return dvfs_idle_saving_w_; }
+  // What the device draws doing nothing: base_power_w with clocks pinned, less the saving
+  // with governors free.
+  double idle_power_w(bool dvfs) const { return dvfs ? base_power_w_ - dvfs_idle_saving_w_ : base_power_w_; }
 
  private:
   simgrid::s4u::Host* cpu_ = nullptr;

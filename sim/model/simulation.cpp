@@ -12,6 +12,8 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/config/option_checks.hpp"
+#include "sim/model/engine_inputs.hpp"
 #include "sim/model/engine_session.hpp"
 #include "sim/model/sampler.hpp"
 #include "sim/model/training_device.hpp"
@@ -87,6 +89,7 @@ void Simulation::check_model_inputs(const Member& m) {
                                     m.device.gpu ? "has a GPU" : "has no GPU")));
   }
   if (!problems.empty()) throw ConfigError(std::move(problems));
+  throw_if_any(engine_input_problems(m.device, m.device.storage[m.storage_index], m.workload, m.run));
 }
 
 void Simulation::run() {

@@ -7,7 +7,7 @@ TrainingDevice::TrainingDevice(const DeviceSpec& device, const StorageSpec& stor
                                PipelineObserver& observer, simgrid::s4u::NetZone* zone_parent,
                                const std::string& instance)
     : platform_(device, storage, zone_parent, instance, run.pstate_per_step), work_(device, workload, storage) {
-  if (platform_.has_energy()) energy_ = std::make_unique<EnergyMeter>(platform_);
+  if (platform_.has_energy()) energy_ = std::make_unique<EnergyMeter>(platform_, run.dvfs);
   if (workload.dataset.layout == DatasetLayout::file_per_sample) {
     cache_ = std::make_unique<PageCache>(workload.dataset.samples, workload.dataset.sample_bytes, cache_capacity_bytes);
     if (run.cache == CacheStart::warm) cache_->fill_in_order();

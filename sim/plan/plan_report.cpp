@@ -366,7 +366,9 @@ std::string gantt_data(const PlanReport& r, std::size_t max_rows) {
   const auto& round = r.rows.front();
   std::string out;
   auto bar = [&out](std::size_t row, double from, double to, int phase, std::size_t group, const std::string& label) {
-    out += fmt::format("{} {:.6f} {:.6f} {} {} \"{}\"\n", row, from, to, phase, group, label);
+    std::string quoted = label;  // a name may hold a double quote, never a newline (the loader says so)
+    for (char& c : quoted) c = c == '"' ? '\'' : c;
+    out += fmt::format("{} {:.6f} {:.6f} {} {} \"{}\"\n", row, from, to, phase, group, quoted);
   };
   if (f.devices.size() <= max_rows) {
     for (std::size_t d = 0; d < f.devices.size(); ++d) {
@@ -400,8 +402,7 @@ std::string gantt_data(const PlanReport& r, std::size_t max_rows) {
   return out;
 }
 
-std::string gantt_script(const PlanReport& r, const std::string& data_file, const std::string& output, bool svg,
-                         std::size_t max_rows) {
+GanttScript gantt_script(const PlanReport& r, bool svg, std::size_t max_rows) {
   const bool per_device = r.fleet->devices.size() <= max_rows;
   const std::size_t rows = per_device ? r.fleet->devices.size() : r.fleet->groups.size();
   const int height = static_cast<int>(std::clamp<std::size_t>(120 + 18 * rows, 300, 2400));
@@ -411,22 +412,24 @@ std::string gantt_script(const PlanReport& r, const std::string& data_file, cons
   const auto& first = r.plan->outcome.rounds.front();
   const double closed = first.closed_s - first.start_s;
   // Columns: row, from, to, phase (0 download, 1 training, 2 upload), group, label.
-  return fmt::format(
-      "set terminal {} size 1100,{}\nset output '{}'\nset xlabel 'seconds from the start of round 1'\n"
+  GanttScript script;
+  script.terminal = fmt::format("{} size 1100,{}", svg ? "svg noenhanced" : "pngcairo noenhanced", height);
+  script.commands = fmt::format(
+      "set xlabel 'seconds from the start of round 1'\n"
       "set xrange [0:{}]\nset yrange [{}:-1]\nset ytics nomirror\nset grid x\nset key outside bottom center horizontal\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead lc rgb '#c0392b' lw 2 dt 2\n"
       "set label 'deadline' at {}, graph 0.98 right offset -0.5,0 tc rgb '#c0392b'\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead lc rgb '#555555' lw 1 dt 3\n"
       "set label 'round closed' at {}, graph 0.95 left offset 0.5,0 tc rgb '#555555'\n"
-      "plot '{}' using ($4 == 1 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.35):($5+1) with boxxyerror fs solid 0.8 "
+      "plot $data using ($4 == 1 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.35):($5+1) with boxxyerror fs solid 0.8 "
       "lc variable title 'training (colour: group)', "
       "'' using ($4 == 0 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.2) with boxxyerror fs solid 1 lc rgb '#999999' "
       "title 'download', "
       "'' using ($4 == 2 ? ($2+$3)/2 : 1/0):1:(($3-$2)/2):(0.2) with boxxyerror fs solid 1 lc rgb '#222222' "
       "title 'upload', "
       "'' using (0):1:ytic(6) with points ps 0 notitle\n",
-      svg ? "svg noenhanced" : "pngcairo noenhanced", height, output, 1.03 * last, rows, d, d, d, closed, closed, closed,
-      data_file);
+      1.03 * last, rows, d, d, d, closed, closed, closed);
+  return script;
 }
 
 std::map<std::string, std::string> client_configs(const PlanReport& r) {

@@ -49,8 +49,12 @@ void write_plan_csv(std::ostream& out, const PlanReport& report);
 // The Gantt chart: one row per device (per group when there are more than `max_rows`
 // devices), download / train / upload bars of round 1, the deadline as a line.
 std::string gantt_data(const PlanReport& report, std::size_t max_rows);
-std::string gantt_script(const PlanReport& report, const std::string& data_file, const std::string& output,
-                         bool svg, std::size_t max_rows);
+// Its gnuplot terminal and commands, plotting from the datablock $data (sim/app/gnuplot.hpp).
+struct GanttScript {
+  std::string terminal;
+  std::string commands;
+};
+GanttScript gantt_script(const PlanReport& report, bool svg, std::size_t max_rows);
 
 // The file an FL client reads to apply its plan, per device: name -> JSON text.
 std::map<std::string, std::string> client_configs(const PlanReport& report);

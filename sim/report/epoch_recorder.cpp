@@ -1,6 +1,7 @@
 #include "sim/report/epoch_recorder.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 namespace edgetwin {
@@ -64,8 +65,22 @@ void EpochRecorder::on_batch_done(const BatchRecord& batch) {
   }
 }
 
+const std::vector<EpochStats>& EpochRecorder::epochs() const {
+  if (!broken_figures_.empty()) {
+    throw std::logic_error("internal error: the model produced figures that cannot be (please report it):\n" +
+                           broken_figures_);
+  }
+  return epochs_;
+}
+
+// Checked here, reported by epochs(): this runs inside the engine, where nothing may throw.
 void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
   if (epoch.steady_to > 0) use_steady_span(epoch.steady_from, epoch.steady_to);
+  record(epoch);
+  broken_figures_ += check_figures(epochs_.back());
+}
+
+void EpochRecorder::record(const EpochRecord& epoch) {
   if (from_ < 0) {
     epochs_.push_back(finish(epoch, terms_, false, 1.0));
     return;

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/model/pipeline_observer.hpp"
@@ -34,12 +35,15 @@ class EpochRecorder : public PipelineObserver {
   void on_epoch_start(const EpochStart& start) override;
   void on_batch_done(const BatchRecord& batch) override;
   void on_epoch_end(const EpochRecord& epoch) override;
-  const std::vector<EpochStats>& epochs() const { return epochs_; }
+  // The epochs so far; throws std::logic_error when a figure broke its Valid
+  // (sim/report/epoch_metrics.hpp): a defect of the model, never to be printed.
+  const std::vector<EpochStats>& epochs() const;
 
  private:
   // Two accrued terms per figure (a ratio's numerator and denominator).
   using Terms = std::array<double, 2 * 32>;
 
+  void record(const EpochRecord& epoch);
   EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
   void use_steady_span(std::int64_t from, std::int64_t to);
 
@@ -63,6 +67,7 @@ class EpochRecorder : public PipelineObserver {
   Terms at_from_{};
   Terms at_to_{};
   std::vector<EpochStats> epochs_;
+  std::string broken_figures_;  // check_figures of every epoch; thrown by epochs()
 };
 
 }  // namespace edgetwin
