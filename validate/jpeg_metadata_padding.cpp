@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/app/output_file.hpp"
+
 namespace edgetwin::validate {
 
 namespace {
@@ -50,13 +52,8 @@ std::vector<unsigned char> padded(const std::vector<unsigned char>& jpeg, std::u
 }
 
 void write_bytes(const std::filesystem::path& file, const std::vector<unsigned char>& bytes) {
-  const auto temp = file.string() + ".padding";
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) throw std::runtime_error(temp + ": cannot write");
-  }
-  std::filesystem::rename(temp, file);
+  write_output_file(file, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                    Durability::unsynced);
 }
 
 bool is_jpeg_name(const std::filesystem::path& file) {

@@ -1,10 +1,6 @@
 #include "validate/report_plot.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -13,28 +9,6 @@
 namespace edgetwin::validate {
 
 namespace {
-
-// Removes the temp files however rendering ends.
-class TempFiles {
- public:
-  ~TempFiles() {
-    std::error_code ignored;
-    for (const auto& f : files_) std::filesystem::remove(f, ignored);
-  }
-  std::filesystem::path add(std::filesystem::path file) {
-    files_.push_back(file);
-    return file;
-  }
-
- private:
-  std::vector<std::filesystem::path> files_;
-};
-
-void write_text(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file);
-  out << text;
-  if (!out.flush()) throw std::runtime_error(file.string() + ": cannot write");
-}
 
 double axis_max(const std::vector<ComparisonPoint>& points) {
   double top = 0;
@@ -53,29 +27,26 @@ std::string plot_data(const std::vector<ComparisonPoint>& points) {
   return out;
 }
 
-std::string plot_script(const std::filesystem::path& data_file, const std::filesystem::path& png_file,
-                        const std::string& title, double axis_max_s) {
-  return fmt::format(
-      "set terminal pngcairo size 1000,800 font 'sans,10'\n"
-      "set output '{1}'\n"
-      "set title '{2}'\n"
+Figure report_figure(const std::vector<ComparisonPoint>& points, const std::string& title) {
+  Figure figure;
+  figure.terminal = "pngcairo size 1000,800 font 'sans,10'";
+  figure.data = plot_data(points);
+  figure.commands = fmt::format(
+      "set title {0}\n"
       "set xlabel 'measured E2E per epoch, median of repeats (s)'\n"
       "set ylabel 'predicted E2E per epoch (s)'\n"
-      "set xrange [0:{3}]\nset yrange [0:{3}]\nset size square\nset grid\nset key top left\n"
+      "set xrange [0:{1}]\nset yrange [0:{1}]\nset size square\nset grid\nset key top left\n"
       "plot x title 'y = x' with lines lc rgb 'gray40', \\\n"
-      "  '{0}' using ($5==0?$1:1/0):2:3:4 with xerrorbars pt 7 lc rgb '#1f77b4' title 'epoch 0 (range of repeats)', \\\n"
-      "  '{0}' using ($5>0?$1:1/0):2:3:4 with xerrorbars pt 5 lc rgb '#d62728' title 'epoch 1+ (range of repeats)', \\\n"
-      "  '{0}' using 1:2:6 with labels offset char 1,0.6 left font 'sans,8' notitle\n",
-      data_file.string(), png_file.string(), title, axis_max_s);
+      "  $data using ($5==0?$1:1/0):2:3:4 with xerrorbars pt 7 lc rgb '#1f77b4' title 'epoch 0 (range of repeats)', \\\n"
+      "  $data using ($5>0?$1:1/0):2:3:4 with xerrorbars pt 5 lc rgb '#d62728' title 'epoch 1+ (range of repeats)', \\\n"
+      "  $data using 1:2:6 with labels offset char 1,0.6 left font 'sans,8' notitle\n",
+      gnuplot_quoted(title), axis_max(points));
+  return figure;
 }
 
 void render_plot(const std::vector<ComparisonPoint>& points, const std::string& title,
                  const std::filesystem::path& png_file) {
-  TempFiles temps;
-  const std::string stem = png_file.string() + fmt::format(".{}", ::getpid());
-  const auto data = temps.add(stem + ".dat");
-  write_text(data, plot_data(points));
-  run_gnuplot(plot_script(data, png_file, title, axis_max(points)), png_file);
+  draw_figure(png_file, report_figure(points, title));
 }
 
 }  // namespace edgetwin::validate

@@ -74,7 +74,7 @@ void read_configs(TomlReader& reader, GridSpec& grid, const HostLimits& limits) 
   for (const std::string& table : reader.table_array("config", Presence::required)) {
     GridConfig c = defaults;
     c.table = table;
-    if (reader.read_string(table + ".name", c.name, Presence::required)) {
+    if (reader.read_name(table + ".name", c.name, Presence::required)) {
       if (!is_plain_name(c.name)) {
         reader.add_error(table + ".name", fmt::format("expected letters, digits, '-' or '_', got \"{}\"", c.name));
       } else if (!names.insert(c.name).second) {

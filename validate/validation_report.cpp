@@ -1,14 +1,12 @@
 #include "validate/validation_report.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "calibrate/profile/atomic_file.hpp"
+#include "sim/app/output_file.hpp"
 #include "validate/measured_run_json.hpp"
 #include "validate/report_plot.hpp"
 
@@ -149,10 +147,6 @@ json session_json(const SessionInfo& s) {
           {"notes", s.notes}};
 }
 
-std::string temp_name(const std::filesystem::path& file) {
-  return fmt::format("{}/.{}.tmp-{}", file.parent_path().string(), file.filename().string(), ::getpid());
-}
-
 std::string plot_title(const SessionInfo& s, const Aggregate& a) {
   std::string title = fmt::format("{} on {}: E2E MAPE {:.1f} % (noise floor {:.1f} %), {} points",
                                   s.workload, s.device, a.e2e_mape_pct, a.noise_floor_pct, a.points);
@@ -226,23 +220,15 @@ std::string report_table(const ValidationReport& r) {
   return out;
 }
 
+// The figure first: when gnuplot fails, nothing is written. Each file is whole or absent.
 void write_report(const ValidationReport& r, const std::filesystem::path& out_dir) {
-  std::filesystem::create_directories(out_dir);
-  const auto png = out_dir / "report.png";
-  const std::filesystem::path png_temp = temp_name(png);
-  try {
-    render_plot(r.points, plot_title(r.session, r.aggregate), png_temp);
-    const std::string json_text = report_json(r);
-    const std::string csv_text = report_csv(r);
-    calibrate::write_file_atomically(out_dir / "report.csv", csv_text);
-    calibrate::write_file_atomically(out_dir / "report.json", json_text);
-    std::filesystem::rename(png_temp, png);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(png_temp, ignored);
-    std::filesystem::remove(out_dir / "report.csv", ignored);
-    throw;
-  }
+  OutputFile csv(out_dir / "report.csv");
+  csv.write(report_csv(r));
+  OutputFile json(out_dir / "report.json");
+  json.write(report_json(r));
+  render_plot(r.points, plot_title(r.session, r.aggregate), out_dir / "report.png");
+  csv.commit();
+  json.commit();
 }
 
 }  // namespace edgetwin::validate

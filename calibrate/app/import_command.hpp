@@ -22,8 +22,8 @@ struct ImportCommandOptions {
   bool sequential = false;
   int skip_epochs = 0;
   std::string device;
-  double reference_cpu_freq_hz = 0;
-  double reference_gpu_freq_hz = -1;
+  std::optional<double> reference_cpu_freq_hz;
+  std::optional<double> reference_gpu_freq_hz;
   std::filesystem::path out;
   std::string command;
 };

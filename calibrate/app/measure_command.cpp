@@ -6,7 +6,7 @@
 
 #include "calibrate/app/measured_report.hpp"
 #include "calibrate/app/output_files.hpp"
-#include "calibrate/profile/atomic_file.hpp"
+#include "sim/app/output_file.hpp"
 #include "calibrate/training/training_runner.hpp"
 
 namespace edgetwin::calibrate {
@@ -39,7 +39,7 @@ int run_measure(const MeasureOptions& o, const std::filesystem::path& data_dir) 
     std::cout << json << '\n';
   } else {
     if (o.out.has_parent_path()) std::filesystem::create_directories(o.out.parent_path());
-    write_file_atomically(o.out, json);
+    write_output_file(o.out, json);
   }
   return 0;
 }

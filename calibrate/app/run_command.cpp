@@ -16,7 +16,7 @@
 #include "calibrate/datasets/dataset_factory.hpp"
 #include "calibrate/hardware/clock_controller.hpp"
 #include "calibrate/hardware/jetson_clocks.hpp"
-#include "calibrate/profile/atomic_file.hpp"
+#include "sim/app/output_file.hpp"
 #include "calibrate/profile/profile_writer.hpp"
 #include "calibrate/training/training_runner.hpp"
 
@@ -123,7 +123,7 @@ void run_measured_epochs(const RunOptions& o, const CalibrationSetup& s) {
             << measured_run_text(result);
   if (!o.measured_json.empty()) {
     if (o.measured_json.has_parent_path()) std::filesystem::create_directories(o.measured_json.parent_path());
-    write_file_atomically(o.measured_json, measured_run_json(result, s.device_name, s.target.workload.name));
+    write_output_file(o.measured_json, measured_run_json(result, s.device_name, s.target.workload.name));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/datasets/dataset_error.hpp"
+#include "sim/app/output_file.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -27,16 +28,10 @@ std::vector<std::uint8_t> read_binary_file(const std::filesystem::path& file) {
   return bytes;
 }
 
+// Whole or absent under a kill; not fsynced: a dataset is thousands of files, remade at will.
 void write_binary_file(const std::filesystem::path& file, std::span<const std::uint8_t> bytes) {
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw DatasetError(file, std::nullopt, fmt::format("cannot create: {}", std::strerror(errno)));
-  }
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw DatasetError(file, std::nullopt, "write failed (disk full?)");
+  write_output_file(file, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                    Durability::unsynced);
 }
 
 std::uint32_t read_be_u32(std::span<const std::uint8_t> bytes, std::uint64_t offset,

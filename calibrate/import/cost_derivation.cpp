@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/option_checks.hpp"
+#include "sim/config/physical_range.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -18,6 +20,23 @@ std::vector<BatchRecord> kept_batches(const std::vector<BatchRecord>& batches, i
   return out;
 }
 
+// A derived cost within what the profile loader takes (sim/config/physical_range.cpp): what the
+// import writes, predict must read. Below the smallest time a cost can be told from nothing it
+// is 0 (with a note); past the largest it is an error naming the logs.
+double loadable_cost(double value, const char* field, const std::string& source, DerivedCosts& out) {
+  const PhysicalRange& range = physical_range("s/sample");
+  if (value > 0 && value < range.smallest) {
+    out.notes.push_back(fmt::format("{} came out {} s, below {}; set to 0", field, value, range.smallest_text));
+    return 0;
+  }
+  if (value > range.largest) {
+    throw ConfigError({Diagnostic{source, 0, 0, field,
+                                  fmt::format("came out {} s per sample; expected at most {} ({})", value,
+                                              range.largest_text, range.why)}});
+  }
+  return value;
+}
+
 // Median compute seconds per batch size seen: the ComputeCurve's points.
 void derive_compute(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
   std::map<int, std::vector<double>> by_size;
@@ -28,6 +47,12 @@ void derive_compute(const std::vector<BatchRecord>& batches, const std::string& 
     if (!(m.median > 0)) {
       problems.push_back({source, 0, 0, "compute_s",
                           fmt::format("median compute time at batch size {} is {} s; expected > 0", size, m.median)});
+      continue;
+    }
+    if (const auto outside = outside_physical_range(m.median, "s per batch")) {
+      problems.push_back({source, 0, 0, "compute_s",
+                          fmt::format("median compute time at batch size {} is {} s; expected a time {}", size,
+                                      m.median, *outside)});
       continue;
     }
     out.costs.compute.batch_sizes.push_back(size);
@@ -48,14 +73,14 @@ std::vector<double> per_sample(const std::vector<BatchRecord>& batches, double B
 
 // At w = 0 the loop's wait for a batch is the whole loader work for it:
 // fetch_s / batch_size = fetch_cpu + preprocess_cpu + collate_cpu per sample.
-void derive_loader(const std::vector<BatchRecord>& batches, DerivedCosts& out) {
+void derive_loader(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
   const Measurement wait = summarize("fetch_wait_s_per_sample", per_sample(batches, &BatchRecord::fetch_s), "s");
   out.measurements.push_back(wait);
   const bool every_io = std::all_of(batches.begin(), batches.end(), [](const BatchRecord& b) { return b.has_io(); });
   if (every_io) {
     const Measurement io = summarize("io_s_per_sample", per_sample(batches, &BatchRecord::io_s), "s");
     out.measurements.push_back(io);
-    out.costs.fetch_cpu_s_per_sample = io.median;
+    out.costs.fetch_cpu_s_per_sample = loadable_cost(io.median, "fetch_cpu_s_per_sample", source, out);
     out.derived.push_back("fetch_cpu_s_per_sample");
   } else {
     out.kept.push_back("fetch_cpu_s_per_sample");
@@ -65,7 +90,8 @@ void derive_loader(const std::vector<BatchRecord>& batches, DerivedCosts& out) {
     out.notes.push_back(fmt::format("preprocess_cpu_s_per_sample came out {} s (fetch and collate exceed the measured wait); set to 0",
                                     preprocess));
   }
-  out.costs.preprocess_cpu_s_per_sample = std::max(0.0, preprocess);
+  out.costs.preprocess_cpu_s_per_sample =
+      loadable_cost(std::max(0.0, preprocess), "preprocess_cpu_s_per_sample", source, out);
   out.derived.push_back("preprocess_cpu_s_per_sample");
 }
 
@@ -77,10 +103,24 @@ void add_epoch_measurement(const std::vector<EpochRecord>& epochs, int skip_epoc
   if (!seconds.empty()) out.measurements.push_back(summarize("epoch_s", seconds, "s"));
 }
 
+void check_options(const DerivationOptions& o) {
+  std::vector<Diagnostic> problems;
+  check_count_option(problems, "--skip-epochs", o.skip_epochs, Bound::non_negative, "epochs");
+  if (o.reference_cpu_freq_hz) {
+    check_number_option(problems, "--reference-cpu-freq-hz", *o.reference_cpu_freq_hz, Bound::positive, "Hz");
+  }
+  if (o.reference_gpu_freq_hz) {
+    check_number_option(problems, "--reference-gpu-freq-hz", *o.reference_gpu_freq_hz, Bound::non_negative, "Hz");
+  }
+  if (o.device.size() > 0) check_name_option(problems, "--device", o.device, "a device name");
+  throw_if_any(std::move(problems));
+}
+
 }  // namespace
 
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,
                           const WorkloadSpec& workload, const DerivationOptions& options, const std::string& source_name) {
+  check_options(options);
   const std::vector<BatchRecord> kept = kept_batches(batches, options.skip_epochs);
   if (kept.empty()) {
     throw ConfigError({Diagnostic{source_name, 0, 0, "--skip-epochs",
@@ -91,11 +131,11 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   out.costs.compute = ComputeCurve{};
   out.costs.provenance = Provenance{};
   if (!options.device.empty()) out.costs.device = options.device;
-  if (options.reference_cpu_freq_hz > 0) out.costs.reference_cpu_freq_hz = options.reference_cpu_freq_hz;
-  if (options.reference_gpu_freq_hz >= 0) out.costs.reference_gpu_freq_hz = options.reference_gpu_freq_hz;
+  if (options.reference_cpu_freq_hz) out.costs.reference_cpu_freq_hz = *options.reference_cpu_freq_hz;
+  if (options.reference_gpu_freq_hz) out.costs.reference_gpu_freq_hz = *options.reference_gpu_freq_hz;
   derive_compute(kept, source_name, out);
   if (options.sequential) {
-    derive_loader(kept, out);
+    derive_loader(kept, source_name, out);
   } else {
     out.kept.insert(out.kept.end(), {"fetch_cpu_s_per_sample", "preprocess_cpu_s_per_sample"});
     out.notes.push_back("runs with workers > 0: the loop's wait is only the stall, so loader costs are kept; "

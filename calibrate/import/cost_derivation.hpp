@@ -11,10 +11,13 @@
 //                      logs; always kept from the workload
 //   device, reference clocks: from the options, else the workload's
 //
-// Contract: no batches left after skip_epochs is a ConfigError. notes list every kept field.
+// Contract: options out of range (a negative --skip-epochs, a clock that is not finite or not
+// a plausible one, an empty or multi-line device name) and no batches left after skip_epochs
+// are a ConfigError naming the option. notes list every kept field.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +31,8 @@ struct DerivationOptions {
   bool sequential = false;  // the runs used num_workers = 0
   int skip_epochs = 0;      // leave out epochs < skip_epochs (e.g. the cold first epoch)
   std::string device;       // "" = the workload's costs.device
-  double reference_cpu_freq_hz = 0;  // 0 = the workload's
-  double reference_gpu_freq_hz = -1; // < 0 = the workload's
+  std::optional<double> reference_cpu_freq_hz;  // unset: the workload's
+  std::optional<double> reference_gpu_freq_hz;  // unset: the workload's; 0: a CPU-only device
 };
 
 struct DerivedCosts {

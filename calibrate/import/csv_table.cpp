@@ -1,13 +1,15 @@
 #include "calibrate/import/csv_table.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "sim/config/input_file.hpp"
+#include "sim/config/input_limits.hpp"
+#include "sim/config/physical_range.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -66,8 +68,13 @@ bool blank(const std::string& line) { return strip(line).empty(); }
 }  // namespace
 
 CsvTable CsvTable::read(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) fail(file, 0, 0, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string text;
+  try {
+    text = read_input_file(file, limits::csv_file_bytes, "a training log CSV");
+  } catch (const InputFileError& e) {
+    fail(file, 0, 0, e.action() + ": " + e.reason());
+  }
+  std::istringstream in(std::move(text));
   CsvTable table;
   table.file_ = file;
   int line_number = 0;
@@ -129,6 +136,37 @@ double CsvTable::number(std::size_t row, const std::string& column_name, std::ve
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (field.empty() || ec != std::errc{} || end != field.data() + field.size() || !std::isfinite(value)) {
     problems.push_back(diagnostic(row, column_name, fmt::format("expected a number, got \"{}\"", field)));
+    return std::nan("");
+  }
+  return value;
+}
+
+std::int64_t CsvTable::whole_number(std::size_t row, const std::string& column, double lowest, double highest,
+                                    std::vector<Diagnostic>& problems) const {
+  const std::size_t before = problems.size();
+  const double value = number(row, column, problems);
+  if (problems.size() > before) return 0;
+  if (value != std::floor(value) || value < lowest || value > highest) {
+    problems.push_back(diagnostic(row, column, fmt::format("expected a whole number from {:g} to {:g}, got {}", lowest,
+                                                           highest, text(row, column))));
+    return 0;
+  }
+  return static_cast<std::int64_t>(value);
+}
+
+double CsvTable::seconds(std::size_t row, const std::string& column, double scale, std::string_view unit,
+                         std::vector<Diagnostic>& problems) const {
+  const std::size_t before = problems.size();
+  const double value = number(row, column, problems) * scale;
+  if (problems.size() > before) return std::nan("");
+  if (value < 0) {
+    problems.push_back(diagnostic(row, column, fmt::format("expected a time >= 0 s, got {}", value)));
+    return std::nan("");
+  }
+  const PhysicalRange& range = physical_range(unit);
+  if (value > range.largest) {
+    problems.push_back(diagnostic(row, column, fmt::format("expected a time of at most {} ({}), got {} s",
+                                                           range.largest_text, range.why, value)));
     return std::nan("");
   }
   return value;

@@ -1,7 +1,8 @@
 // A small CSV reader for training logs: one header line, comma-separated fields, optional
 // double quotes (as Python's csv module writes them), columns looked up by name.
 //
-// Contract: read() throws ConfigError for an unreadable or empty file, an unclosed quote, or a
+// Contract: read() throws ConfigError for an unreadable, empty or too large file (at most
+// limits::csv_file_bytes; sim/config/input_file.hpp), an unclosed quote, or a
 // row whose field count differs from the header's (file:line). require_columns() throws
 // ConfigError "<file>:1: missing columns a, b (header: ...)". number() appends a Diagnostic
 // with file:line:column of the field when it is not a finite number and returns NaN, so a
@@ -9,9 +10,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/config_error.hpp"
@@ -29,6 +32,15 @@ class CsvTable {
   std::optional<std::size_t> column(const std::string& name) const;
   void require_columns(const std::vector<std::string>& names) const;
   double number(std::size_t row, const std::string& column, std::vector<Diagnostic>& problems) const;
+  // A whole number from lowest to highest; 0 (with a problem recorded) when it is not one, so a
+  // wild value never reaches an integer conversion.
+  std::int64_t whole_number(std::size_t row, const std::string& column, double lowest, double highest,
+                            std::vector<Diagnostic>& problems) const;
+  // A duration >= 0 within the plausible range of `unit` ("s/batch" for a step, "s" for an
+  // epoch; sim/config/physical_range.hpp); NaN with a problem recorded when it is not one.
+  // scale turns the column's unit into seconds.
+  double seconds(std::size_t row, const std::string& column, double scale, std::string_view unit,
+                 std::vector<Diagnostic>& problems) const;
   const std::string& text(std::size_t row, const std::string& column) const;
   int line_of(std::size_t row) const { return lines_[row]; }
   Diagnostic diagnostic(std::size_t row, const std::string& column, const std::string& message) const;

@@ -27,10 +27,11 @@ std::string time_column(const CsvTable& t, const std::string& base) {
   return base;
 }
 
+// Epochs and batch indices as whole numbers a run can have.
+constexpr double kMaxIndex = 1e9;
+
 double seconds(const CsvTable& t, std::size_t row, const std::string& column, std::vector<Diagnostic>& problems) {
-  const double v = t.number(row, column, problems);
-  if (!std::isnan(v) && v < 0) problems.push_back(t.diagnostic(row, column, fmt::format("expected a time >= 0, got {}", v)));
-  return column.ends_with("_ms") ? v * 1e-3 : v;
+  return t.seconds(row, column, column.ends_with("_ms") ? 1e-3 : 1.0, "s/batch", problems);
 }
 
 std::map<BatchKey, std::pair<double, int>> read_times(const fs::path& file, const std::string& base) {
@@ -40,8 +41,8 @@ std::map<BatchKey, std::pair<double, int>> read_times(const fs::path& file, cons
   std::map<BatchKey, std::pair<double, int>> out;  // time, line
   std::vector<Diagnostic> problems;
   for (std::size_t r = 0; r < t.rows() && problems.size() < 20; ++r) {
-    const auto epoch = static_cast<std::int64_t>(t.number(r, "epoch", problems));
-    const auto batch = static_cast<std::int64_t>(t.number(r, "batch_idx", problems));
+    const std::int64_t epoch = t.whole_number(r, "epoch", 0, kMaxIndex, problems);
+    const std::int64_t batch = t.whole_number(r, "batch_idx", 0, kMaxIndex, problems);
     const double s = seconds(t, r, column, problems);
     if (!out.emplace(BatchKey{epoch, batch}, std::pair{s, t.line_of(r)}).second) {
       problems.push_back(t.diagnostic(r, "batch_idx", fmt::format("epoch {} batch {} logged twice", epoch, batch)));
@@ -56,10 +57,10 @@ std::vector<EpochRecord> read_epochs(const fs::path& file) {
   t.require_columns({"epoch", "epochtime_ms"});
   std::vector<EpochRecord> out;
   std::vector<Diagnostic> problems;
-  for (std::size_t r = 0; r < t.rows(); ++r) {
+  for (std::size_t r = 0; r < t.rows() && problems.size() < 20; ++r) {
     EpochRecord e;
-    e.epoch = static_cast<std::int64_t>(t.number(r, "epoch", problems));
-    e.epoch_s = seconds(t, r, "epochtime_ms", problems);
+    e.epoch = t.whole_number(r, "epoch", 0, kMaxIndex, problems);
+    e.epoch_s = t.seconds(r, "epochtime_ms", 1e-3, "s", problems);
     out.push_back(e);
   }
   if (!problems.empty()) throw ConfigError(std::move(problems));

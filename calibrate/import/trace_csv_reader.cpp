@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/import/csv_table.hpp"
+#include "sim/config/physical_range.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -13,11 +14,46 @@ namespace {
 // More than this many problems in one file says "wrong file", not "a few bad rows".
 constexpr std::size_t kMaxProblems = 20;
 
-void check_time(const CsvTable& t, std::size_t row, const std::string& column, double value,
-                std::vector<Diagnostic>& problems) {
-  if (!std::isnan(value) && value < 0) {
-    problems.push_back(t.diagnostic(row, column, fmt::format("expected a time >= 0 s, got {}", value)));
+// Epochs and batch indices as whole numbers a run can have.
+constexpr double kMaxIndex = 1e9;
+
+// A batch's size: a whole number within a dataset's plausible samples.
+int batch_size_of(const CsvTable& t, std::size_t row, std::vector<Diagnostic>& problems) {
+  const std::size_t before = problems.size();
+  const double size = t.number(row, "batch_size", problems);
+  if (problems.size() > before) return 0;
+  const double largest = physical_range("samples").largest;
+  if (size < 1 || size != std::floor(size)) {
+    problems.push_back(t.diagnostic(row, "batch_size", fmt::format("expected a whole number >= 1, got {}", size)));
+  } else if (size > largest) {
+    problems.push_back(t.diagnostic(row, "batch_size", fmt::format("expected a whole number from 1 to {:g} (samples), "
+                                                                   "got {}", largest, t.text(row, "batch_size"))));
+  } else {
+    return static_cast<int>(size);
   }
+  return 0;
+}
+
+// The reads are part of the wait for the batch: io_s cannot exceed fetch_s.
+void check_io_within_fetch(const CsvTable& t, std::size_t row, const BatchRecord& b, std::vector<Diagnostic>& problems) {
+  if (b.has_io() && !std::isnan(b.fetch_s) && b.io_s > b.fetch_s) {
+    problems.push_back(t.diagnostic(row, "io_s", fmt::format("expected at most fetch_s ({} s; the reads are part of the "
+                                                             "wait for the batch), got {}", b.fetch_s, b.io_s)));
+  }
+}
+
+BatchRecord read_row(const CsvTable& t, std::size_t r, bool has_io, std::vector<Diagnostic>& problems) {
+  BatchRecord b;
+  b.epoch = t.whole_number(r, "epoch", 0, kMaxIndex, problems);
+  b.batch = t.whole_number(r, "batch", 0, kMaxIndex, problems);
+  b.batch_size = batch_size_of(t, r, problems);
+  b.fetch_s = t.seconds(r, "fetch_s", 1.0, "s/batch", problems);
+  b.compute_s = t.seconds(r, "compute_s", 1.0, "s/batch", problems);
+  if (has_io && !t.text(r, "io_s").empty()) {  // an empty io_s means "not measured for this batch"
+    b.io_s = t.seconds(r, "io_s", 1.0, "s/batch", problems);
+    check_io_within_fetch(t, r, b, problems);
+  }
+  return b;
 }
 
 }  // namespace
@@ -28,25 +64,7 @@ std::vector<BatchRecord> read_trace_csv(const std::filesystem::path& file) {
   const bool has_io = t.column("io_s").has_value();
   std::vector<BatchRecord> out;
   std::vector<Diagnostic> problems;
-  for (std::size_t r = 0; r < t.rows() && problems.size() < kMaxProblems; ++r) {
-    BatchRecord b;
-    b.epoch = static_cast<std::int64_t>(t.number(r, "epoch", problems));
-    b.batch = static_cast<std::int64_t>(t.number(r, "batch", problems));
-    const double size = t.number(r, "batch_size", problems);
-    if (!std::isnan(size) && (size < 1 || size != std::floor(size))) {
-      problems.push_back(t.diagnostic(r, "batch_size", fmt::format("expected a whole number >= 1, got {}", size)));
-    }
-    b.batch_size = std::isnan(size) ? 0 : static_cast<int>(size);
-    b.fetch_s = t.number(r, "fetch_s", problems);
-    b.compute_s = t.number(r, "compute_s", problems);
-    check_time(t, r, "fetch_s", b.fetch_s, problems);
-    check_time(t, r, "compute_s", b.compute_s, problems);
-    if (has_io && !t.text(r, "io_s").empty()) {  // an empty io_s means "not measured for this batch"
-      b.io_s = t.number(r, "io_s", problems);
-      check_time(t, r, "io_s", b.io_s, problems);
-    }
-    out.push_back(b);
-  }
+  for (std::size_t r = 0; r < t.rows() && problems.size() < kMaxProblems; ++r) out.push_back(read_row(t, r, has_io, problems));
   if (!problems.empty()) throw ConfigError(std::move(problems));
   if (out.empty()) throw ConfigError({Diagnostic{file.string(), 1, 0, "", "no batches after the header"}});
   return out;

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/profile/atomic_file.hpp"
+#include "sim/app/output_file.hpp"
 #include "calibrate/profile/toml_text.hpp"
 
 namespace edgetwin::calibrate {
@@ -94,7 +94,7 @@ std::string render_host_device(const DeviceSpec& d) {
 }
 
 void write_host_device(const std::filesystem::path& path, const DeviceSpec& device) {
-  write_file_atomically(path, render_host_device(device));
+  write_output_file(path, render_host_device(device));
 }
 
 }  // namespace edgetwin::calibrate

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/profile/atomic_file.hpp"
+#include "sim/app/output_file.hpp"
 #include "calibrate/profile/toml_text.hpp"
 
 namespace edgetwin::calibrate {
@@ -122,7 +122,7 @@ std::string render_profile(const ProfileDocument& document) {
 }
 
 void write_profile(const std::filesystem::path& path, const ProfileDocument& document) {
-  write_file_atomically(path, render_profile(document));  // render first: a bad document writes nothing
+  write_output_file(path, render_profile(document));  // render first: a bad document writes nothing
 }
 
 std::filesystem::path default_profile_path(const std::filesystem::path& base, const ProfileSpec& profile) {

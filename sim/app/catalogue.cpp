@@ -27,9 +27,10 @@ std::vector<std::string> shipped_names(const std::string& kind) {
 }
 
 std::filesystem::path resolve_catalogue_file(const std::string& kind, const std::string& value) {
-  if (std::filesystem::is_regular_file(value)) return value;
+  std::error_code ec;  // a name too long for a path is simply not a file
+  if (std::filesystem::is_regular_file(value, ec)) return value;
   const auto shipped = catalogue_dir(kind) / (value + ".toml");
-  if (std::filesystem::is_regular_file(shipped)) return shipped;
+  if (std::filesystem::is_regular_file(shipped, ec)) return shipped;
   if (value.find('/') != std::string::npos || value.ends_with(".toml")) return value;  // let the loader say "cannot open"
   throw ConfigError({Diagnostic{"", 0, 0, "--" + kind.substr(0, kind.size() - 1),
                                 fmt::format("no file and no shipped {} named \"{}\"; shipped: {}", kind.substr(0, kind.size() - 1), value,

@@ -7,6 +7,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/device_loader.hpp"
 #include "sim/config/operating_point.hpp"
+#include "sim/config/option_checks.hpp"
 #include "sim/config/workload_loader.hpp"
 
 namespace edgetwin {
@@ -52,6 +53,9 @@ void list_modes(const std::string& device_name) {
 // Idle states of finding F20, from the device file's [power] table: power, and energy over
 // the period. Logging harness = clocks pinned plus the jtop/iostat harness the study ran.
 void list_idle_states(const std::string& device_name, double period_s) {
+  std::vector<Diagnostic> problems;
+  check_number_option(problems, "--period", period_s, Bound::positive, "s");
+  throw_if_any(std::move(problems));
   const DeviceSpec d = load_device(resolve_catalogue_file("devices", device_name));
   if (!d.power)
     throw ConfigError({d.source.at("power", fmt::format("{} has no [power] table: no idle figures", d.name))});
@@ -72,7 +76,7 @@ void list_idle_states(const std::string& device_name, double period_s) {
 void add_catalogue_commands(CLI::App& app, CatalogueOptions& o) {
   auto* idle = app.add_subcommand("idle", "Power and energy of a device's idle states over a period");
   idle->add_option("--device", o.idle_device, "Device: a shipped name or a TOML file")->capture_default_str();
-  idle->add_option("--period", o.idle_period_s, "Period in seconds")->check(CLI::PositiveNumber)->capture_default_str();
+  idle->add_option("--period", o.idle_period_s, "Period in seconds")->capture_default_str();
   app.add_subcommand("devices", "List the shipped devices, one line each");
   app.add_subcommand("workloads", "List the shipped workloads, one line each");
   auto* modes = app.add_subcommand("modes", "List a device's named power modes and count its custom modes");

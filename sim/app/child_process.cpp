@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <csignal>
 
+#include "sim/app/termination.hpp"
+
 namespace edgetwin {
 
 namespace {
@@ -18,42 +20,25 @@ namespace {
 constexpr char kResult = 'r';
 constexpr char kError = 'e';
 
-// ---- children the signal handler kills ------------------------------------------------------
+// ---- signals while a pool runs -------------------------------------------------------------
 
-// Plain arrays and sig_atomic_t: all the handler may touch.
+// Matches the registry's table (sim/app/termination.cpp).
 constexpr std::size_t kMaxChildren = 1024;
-volatile pid_t g_children[kMaxChildren] = {};
 volatile std::sig_atomic_t g_signal = 0;
-
-void kill_children() {
-  for (auto& pid : g_children)
-    if (pid > 0) ::kill(pid, SIGKILL);
-}
 
 void on_termination_signal(int signal) {
   g_signal = signal;
-  kill_children();
-}
-
-void register_child(pid_t pid) {
-  for (auto& slot : g_children)
-    if (slot == 0) {
-      slot = pid;
-      return;
-    }
-}
-
-void unregister_child(pid_t pid) {
-  for (auto& slot : g_children)
-    if (slot == pid) slot = 0;
+  kill_registered_children();
 }
 
 // SIGINT and SIGTERM kill the children while a pool runs; what was installed before comes back
 // afterwards. Pools may nest (a result handler running another pool): the outermost installs.
+// Under ExitOnTermination (every program's main) its handlers do the killing and the exit.
 class TerminationHandlers {
  public:
   TerminationHandlers() {
-    if (depth_++ > 0) return;
+    if (depth_++ > 0 || ExitOnTermination::active()) return;
+    installed_ = true;
     g_signal = 0;
     struct sigaction action {};
     action.sa_handler = on_termination_signal;
@@ -62,7 +47,8 @@ class TerminationHandlers {
     ::sigaction(SIGTERM, &action, &old_term_);
   }
   ~TerminationHandlers() {
-    if (--depth_ > 0) return;
+    if (--depth_ > 0 || !installed_) return;
+    installed_ = false;
     ::sigaction(SIGINT, &old_int_, nullptr);
     ::sigaction(SIGTERM, &old_term_, nullptr);
   }
@@ -71,6 +57,7 @@ class TerminationHandlers {
 
  private:
   static inline int depth_ = 0;
+  static inline bool installed_ = false;
   static inline struct sigaction old_int_ {};
   static inline struct sigaction old_term_ {};
 };
@@ -84,6 +71,7 @@ class BlockedTerminationSignals {
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     ::sigprocmask(SIG_BLOCK, &set, &old_);
   }
   ~BlockedTerminationSignals() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
@@ -109,9 +97,7 @@ void write_all(int fd, std::string_view data) {
 // A child must not outlive the parent (a killed sweep leaves no simulation running), and the
 // parent's handlers, which kill the parent's children, are not the child's.
 void become_child(pid_t parent, const sigset_t& parent_mask) {
-  for (auto& slot : g_children) slot = 0;
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
+  forget_parent_termination_state();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) _exit(3);  // the parent died before prctl took effect
   ::sigprocmask(SIG_SETMASK, &parent_mask, nullptr);

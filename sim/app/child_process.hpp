@@ -86,7 +86,8 @@ class ChildBytesReader {
     const std::size_t count = take_size();
     if (count > bytes_.size() / (sizeof(T) > 0 ? sizeof(T) : 1)) throw ChildProcessError("child process result is truncated");
     std::vector<T> out(count);
-    std::memcpy(static_cast<void*>(out.data()), take(out.size() * sizeof(T)).data(), out.size() * sizeof(T));
+    const std::string_view bytes = take(out.size() * sizeof(T));
+    if (count > 0) std::memcpy(static_cast<void*>(out.data()), bytes.data(), bytes.size());  // no memcpy of null
     return out;
   }
   std::string text() { return std::string(take(take_size())); }

@@ -14,7 +14,14 @@ namespace edgetwin {
 // nullopt: parsed, go on; otherwise the exit code to leave with (CLI11 printed why).
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
-// Runs the command. ConfigError is bad input (exit 2, its located message as it is); a
+// An option naming something (a device, a storage medium, a mode): given, it must not be empty
+// ("" would silently mean the default). `what` is "a storage name".
+CLI::Validator non_empty(const std::string& what);
+
+// Runs the command under ExitOnTermination (sim/app/termination.hpp: SIGINT, SIGTERM and
+// SIGHUP end its children, remove its temporary files and exit 128 + signal), then checks that
+// standard output was written whole (exit 1 with the reason when not, e.g. a full disk).
+// ConfigError is bad input (exit 2, its located message as it is); a
 // std::invalid_argument or std::filesystem::filesystem_error too ("program: message"). Any
 // other exception is a failure (exit 1). `more_input_errors`, when given, is called inside
 // the handler of an unknown exception and returns its message if that exception is bad input

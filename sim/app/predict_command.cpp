@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/app/output_file.hpp"
 #include "sim/app/run_options.hpp"
+#include "sim/config/option_checks.hpp"
 #include "sim/model/simulation.hpp"
 #include "sim/report/epoch_recorder.hpp"
 #include "sim/report/report_writer.hpp"
@@ -32,6 +34,7 @@ ReportFormat report_format(const PredictOptions& o) {
 }  // namespace
 
 int run_predict(const PredictOptions& o) {
+  throw_if_any(output_targets_problems({{"--trace", o.trace}}));
   const PreparedRun prepared = prepare_run(o.request);
   const DeviceSpec& device = prepared.device;
   const WorkloadSpec& workload = prepared.workload;

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/app/command_line.hpp"
+
 namespace edgetwin {
 
 void add_run_request_options(CLI::App& cmd, RunRequest& r) {
@@ -10,7 +12,8 @@ void add_run_request_options(CLI::App& cmd, RunRequest& r) {
       ->capture_default_str();
   cmd.add_option("--profile", r.profile,
                  "Profile TOML from edgetwin-calibrate: measured costs replacing the workload's estimates");
-  cmd.add_option("--storage", r.storage, "Storage medium holding the dataset (default: the device's default)");
+  cmd.add_option("--storage", r.storage, "Storage medium holding the dataset (default: the device's default)")
+      ->check(non_empty("a storage name"));
   cmd.add_option("--workers", r.workers, "DataLoader num_workers; 0 loads in the trainer (default: the workload's)");
   cmd.add_option("--prefetch-factor", r.prefetch_factor,
                  "Batches each worker may have outstanding (default: the workload's, PyTorch's 2)");
@@ -25,7 +28,8 @@ void add_run_request_options(CLI::App& cmd, RunRequest& r) {
       ->capture_default_str();
   cmd.add_option("--seed", r.seed, "Seed of the sampler's shuffle")->capture_default_str();
   cmd.add_option("--power-mode", r.power_mode,
-                 "Named power mode or its nvpmodel id (default: the device's default mode; see `edgetwin modes`)");
+                 "Named power mode or its nvpmodel id (default: the device's default mode; see `edgetwin modes`)")
+      ->check(non_empty("a power mode's name or id"));
   cmd.add_option("--cores", r.cores, "Online CPU cores (overrides the power mode's)");
   cmd.add_option("--cpu-freq", r.cpu_freq, "CPU clock, one of the device's steps, e.g. 1190.4MHz (overrides the mode's)");
   cmd.add_option("--gpu-freq", r.gpu_freq, "GPU clock, one of the device's steps, e.g. 1377MHz");

@@ -54,8 +54,13 @@ OperatingPointRequest operating_point_request(const RunRequest& o) {
 
 // The workload's costs were taken on another device: estimate them for this one from there.
 CostSpec estimate_for(const WorkloadSpec& workload, const DeviceSpec& device) {
-  const DeviceSpec reference = load_device(resolve_catalogue_file("devices", workload.costs.device));
-  return estimate_costs(reference, workload, device);
+  std::filesystem::path reference_file;
+  try {
+    reference_file = resolve_catalogue_file("devices", workload.costs.device);
+  } catch (const ConfigError& e) {  // placed where the name is, not on a command-line option
+    throw ConfigError({workload.source.at("costs.device", e.diagnostics().front().message)});
+  }
+  return estimate_costs(load_device(reference_file), workload, device);
 }
 
 }  // namespace

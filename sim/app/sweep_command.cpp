@@ -1,8 +1,5 @@
 #include "sim/app/sweep_command.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/gnuplot.hpp"
+#include "sim/app/output_file.hpp"
+#include "sim/app/sweep_plan.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/operating_point.hpp"
@@ -36,12 +35,12 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--cache", o.base.cache, "Page cache at the start: cold or warm")
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
-  cmd->add_option("--jobs", o.settings.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_option("--jobs", o.settings.chunks.jobs, "Processes simulating at once")->capture_default_str();
   cmd->add_option("--window", o.settings.window_batches,
                   "Batches simulated per epoch before extrapolating (0: whole epochs; docs/performance.md gives the "
                   "error)")
       ->capture_default_str();
-  cmd->add_option("--chunk-size", o.settings.chunk_size, "Configurations simulated side by side in one engine")
+  cmd->add_option("--chunk-size", o.settings.chunks.chunk_size, "Configurations simulated side by side in one engine")
       ->capture_default_str();
   cmd->add_option("--csv", o.csv, "Write every configuration to this CSV file");
   cmd->add_option("--json", o.json, "Write every configuration to this JSON file");
@@ -49,42 +48,13 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
   cmd->add_option("--max-power", o.max_power_w, "Constraint: peak power at most this many W");
   cmd->add_option("--max-epoch-time", o.max_epoch_time_s, "Constraint: epoch time at most this many s");
   cmd->add_option("--energy-budget", o.energy_budget_j, "Constraint: energy per epoch at most this many J");
+  cmd->add_option("--max-configurations", o.max_configurations,
+                  "Refuse a sweep of more configurations than this (each costs memory and time)")
+      ->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress line on stderr");
 }
 
 namespace {
-
-std::vector<std::pair<std::string, OperatingPoint>> modes_to_sweep(const DeviceSpec& d, const std::string& modes) {
-  std::vector<std::pair<std::string, OperatingPoint>> out;
-  if (modes == "all") {
-    for (const auto& p : enumerate_custom_modes(d)) out.emplace_back("custom", p);
-  } else if (modes == "named") {
-    for (const auto& m : d.power_modes) out.emplace_back(m.name, mode_operating_point(d, m));
-    if (out.empty()) out.emplace_back("max", max_operating_point(d));
-  } else {
-    std::string rest = modes;
-    while (!rest.empty()) {
-      const auto comma = rest.find(',');
-      const std::string name = rest.substr(0, comma);
-      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-      const OperatingPoint p = resolve_operating_point(d, {.power_mode = name});
-      out.emplace_back(find_power_mode(d, name)->name, p);
-    }
-  }
-  return out;
-}
-
-std::vector<SweepPoint> sweep_points(const SweepOptions& o, const LoadedInputs& in) {
-  const auto workers = o.workers.empty() ? std::vector<int>{in.workload.loader.workers} : o.workers;
-  const auto batches = o.batch_sizes.empty() ? std::vector<int>{in.workload.loader.batch_size} : o.batch_sizes;
-  const auto storages = o.storages.empty() ? std::vector<std::string>{in.device.default_storage} : o.storages;
-  std::vector<SweepPoint> points;
-  for (const auto& [name, point] : modes_to_sweep(in.device, o.modes))
-    for (const int w : workers)
-      for (const int b : batches)
-        for (const auto& s : storages) points.push_back({name, point, w, b, s});
-  return points;
-}
 
 std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, std::vector<std::size_t>& valid) {
   std::vector<TradeoffPoint> points;
@@ -100,20 +70,6 @@ std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, st
 std::string label(const SweepPoint& p) {
   return fmt::format("{} ({} cores, CPU {:.1f}, GPU {:.1f}, EMC {:.1f} MHz), w={}, b={}, {}", p.mode, p.point.cores,
                      p.point.cpu_hz / 1e6, p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
-}
-
-// Writes text to path through a temp file in the same directory: never a half-written file.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial);
-    out << text;
-    if (!out.good()) {
-      std::filesystem::remove(partial);
-      throw std::runtime_error(fmt::format("{}: cannot write", path));
-    }
-  }
-  std::filesystem::rename(partial, path);
 }
 
 // The figures a sweep writes per configuration, in the metric table's order.
@@ -170,34 +126,27 @@ nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std
           {"points", points}};
 }
 
+// Mode names go in double quotes: a name may hold spaces, never a newline (the loader says so).
+std::string plot_label(const SweepPoint& p) {
+  if (p.mode == "custom") return "\"-\"";
+  std::string name = p.mode;
+  for (char& c : name) c = c == '"' ? '\'' : c;
+  return "\"" + name + "\"";
+}
+
 void draw_plot(const std::string& path, const std::vector<SweepResult>& results, const std::vector<bool>& front) {
-  const auto data = std::filesystem::temp_directory_path() / fmt::format("edgetwin-plot-{}.dat", ::getpid());
-  {
-    std::ofstream out(data);
-    for (std::size_t i = 0; i < results.size(); ++i)
-      if (results[i].error.empty())
-        out << fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
-                           results[i].point.mode == "custom" ? "-" : results[i].point.mode);
-  }
-  const bool svg = path.ends_with(".svg");
-  const std::string partial = path + ".partial";
-  const std::string script = fmt::format(
-      "set terminal {}\nset output '{}'\nset xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\n"
-      "set key top right\nset grid\n"
-      "plot '{}' using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
+  Figure figure;
+  figure.terminal = path.ends_with(".svg") ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].error.empty())
+      figure.data += fmt::format("{} {} {} {}\n", results[i].stats.e2e_s, results[i].stats.energy_j, front[i] ? 1 : 0,
+                                 plot_label(results[i].point));
+  figure.commands =
+      "set xlabel 'epoch time (s)'\nset ylabel 'energy per epoch (J)'\nset key top right\nset grid\n"
+      "plot $data using 1:2 with points pt 7 ps 0.5 lc rgb '#999999' title 'configurations', "
       "'' using ($3 == 1 ? $1 : 1/0):2 smooth unique with linespoints pt 7 ps 0.8 lc rgb '#c0392b' title 'Pareto front', "
-      "'' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' notitle\n",
-      svg ? "svg size 1000,700 noenhanced" : "pngcairo size 1000,700 noenhanced", partial, data.string());
-  try {
-    run_gnuplot(script, partial);
-  } catch (const std::runtime_error& e) {
-    std::error_code ignored;
-    std::filesystem::remove(data, ignored);
-    std::filesystem::remove(partial, ignored);
-    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
-  }
-  std::filesystem::remove(data);
-  std::filesystem::rename(partial, path);
+      "'' using 1:2:(stringcolumn(4) eq '-' ? '' : stringcolumn(4)) with labels offset 1,0.6 font ',8' notitle\n";
+  draw_figure(path, figure);
 }
 
 void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& results,
@@ -220,7 +169,7 @@ void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& resul
 
 int run_sweep_command(const SweepOptions& o) {
   const LoadedInputs in = load_inputs(o.base);
-  const std::vector<SweepPoint> points = sweep_points(o, in);
+  const std::vector<SweepPoint> points = plan_sweep(o, in);
   if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
   const bool energy_asked = o.max_power_w || o.energy_budget_j;
   if (energy_asked && !in.device.power)
@@ -242,8 +191,8 @@ int run_sweep_command(const SweepOptions& o) {
   std::vector<bool> front_of_result(results.size(), false);
   for (std::size_t k = 0; k < valid.size(); ++k) front_of_result[valid[k]] = front[k];
 
-  if (!o.csv.empty()) write_atomically(o.csv, csv_text(results, front_of_result));
-  if (!o.json.empty()) write_atomically(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
+  if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, front_of_result));
+  if (!o.json.empty()) write_output_file(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
   if (!o.plot.empty()) draw_plot(o.plot, results, front_of_result);
   print_summary(in, results, valid, front_of_result);
 

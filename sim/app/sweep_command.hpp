@@ -3,11 +3,13 @@
 // under the user's constraints.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/app/run_setup.hpp"
+#include "sim/config/input_limits.hpp"
 #include "sim/app/sweep_runner.hpp"
 
 namespace CLI {
@@ -29,6 +31,7 @@ struct SweepOptions {
   std::optional<double> max_power_w;
   std::optional<double> max_epoch_time_s;
   std::optional<double> energy_budget_j;
+  std::int64_t max_configurations = limits::sweep_configurations;
   bool quiet = false;
 };
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/app/member_chunks.hpp"
 #include "sim/app/run_setup.hpp"
 #include "sim/report/epoch_recorder.hpp"
 
@@ -32,9 +33,8 @@ struct SweepResult {
 };
 
 struct SweepSettings {
-  int jobs = 2;
+  ChunkSettings chunks;
   std::int64_t window_batches = 200;  // 0: simulate whole epochs
-  std::size_t chunk_size = 512;
   bool progress = true;  // a progress line with ETA on stderr
 };
 

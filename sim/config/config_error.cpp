@@ -15,6 +15,21 @@ std::string location(const Diagnostic& diagnostic) {
   return text;
 }
 
+// Control characters (a newline in a mode name, an escape sequence) shown as escapes, so that
+// one problem stays one line and a terminal shows what the file holds.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
+    else out += c;
+  }
+  return out;
+}
+
 std::string join_lines(const std::vector<Diagnostic>& diagnostics) {
   std::string text;
   for (const Diagnostic& diagnostic : diagnostics) {
@@ -27,11 +42,11 @@ std::string join_lines(const std::vector<Diagnostic>& diagnostics) {
 }  // namespace
 
 std::string Diagnostic::to_string() const {
-  std::string text = location(*this);
+  std::string text = printable(location(*this));
   for (const std::string* part : {&key, &message}) {
     if (part->empty()) continue;
     if (!text.empty()) text += ": ";
-    text += *part;
+    text += printable(*part);
   }
   return text;
 }

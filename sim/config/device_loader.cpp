@@ -53,10 +53,10 @@ std::pair<std::string, std::string> frequency_texts(double a_hz, double b_hz) {
 }
 
 void read_identity(TomlReader& reader, DeviceSpec& device) {
-  reader.read_string("device.name", device.name, Presence::required);
+  reader.read_name("device.name", device.name, Presence::required);
   reader.read_string("device.description", device.description, Presence::required);
-  reader.read_string("device.default_storage", device.default_storage, Presence::required);
-  reader.read_string("device.default_power_mode", device.default_power_mode, Presence::optional);
+  reader.read_name("device.default_storage", device.default_storage, Presence::required);
+  reader.read_name("device.default_power_mode", device.default_power_mode, Presence::optional);
 }
 
 // An optional list of DVFS steps: positive, strictly ascending, the last one the maximum
@@ -211,7 +211,7 @@ StorageForm read_one_storage(TomlReader& reader, MediaShelf& media, StorageSpec&
   if (!reader.contains(medium_key)) {
     read_storage_rates(reader, table, storage, inline_keys.empty() ? Presence::optional : Presence::required);
     std::string absent;
-    reader.read_string(medium_key, absent, Presence::optional);  // asked for, so hints list it
+    reader.read_name(medium_key, absent, Presence::optional);  // asked for, so hints list it
     if (!inline_keys.empty()) return StorageForm::inline_rates;
     reader.add_error(table, fmt::format("expected medium = \"<name>\" ({}) or the keys read_bw_bytes_per_s, "
                                         "request_s and optionally request_bytes and active_power_w, got neither",
@@ -221,7 +221,7 @@ StorageForm read_one_storage(TomlReader& reader, MediaShelf& media, StorageSpec&
   StorageSpec unused;
   read_storage_rates(reader, table, unused, Presence::optional);  // asked for: the problem is below
   std::string stem;
-  if (!reader.read_string(medium_key, stem, Presence::optional)) return StorageForm::unclear;
+  if (!reader.read_name(medium_key, stem, Presence::optional)) return StorageForm::unclear;
   if (stem.empty()) {
     reader.add_error(medium_key, fmt::format("expected the name of a medium file ({}), got \"\"", media.choices()));
     return StorageForm::unclear;
@@ -333,7 +333,7 @@ PowerModeSpec read_power_mode(TomlReader& reader, const std::string& table, cons
                               const Clocks& clocks, bool& id_ok) {
   PowerModeSpec mode;
   id_ok = reader.read_count(table + ".id", mode.id, Presence::required, Bound::non_negative, "nvpmodel id");
-  if (reader.read_string(table + ".name", mode.name, Presence::required) &&
+  if (reader.read_name(table + ".name", mode.name, Presence::required) &&
       mode.name.find_first_not_of("0123456789") == std::string::npos) {
     reader.add_error(table + ".name", fmt::format("expected a name that is not a number (--power-mode takes ids "
                                                   "too), got \"{}\"", mode.name));

@@ -37,7 +37,7 @@ StorageSpec load_medium(const std::filesystem::path& file) {
   StorageSpec medium;
   medium.medium = file.stem().string();
   std::string name;
-  if (reader.read_string("medium.name", name, Presence::required) && name != medium.medium) {
+  if (reader.read_name("medium.name", name, Presence::required) && name != medium.medium) {
     reader.add_error("medium.name", fmt::format(R"(expected "{}" (the file's name without .toml), got "{}")",
                                                 medium.medium, name));
   }

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/physical_range.hpp"
 
 namespace edgetwin {
 namespace {
@@ -43,9 +44,13 @@ std::string nearest_steps(const std::vector<double>& steps, double hz) {
 void check_clock(std::vector<Diagnostic>& problems, const std::string& option, const std::string& what,
                  const std::vector<double>& steps, double max_hz, double hz) {
   if (steps.empty()) {
-    if (hz <= 0 || hz > max_hz + same_step_hz)
+    // Without steps any clock up to the maximum is one; below a clock's plausible range it is
+    // a typo (1e-300Hz), and would reach the engine as a speed of nothing.
+    const double lowest_hz = physical_range("Hz").smallest;
+    if (!(hz >= lowest_hz) || hz > max_hz + same_step_hz)
       problems.push_back({"", 0, 0, option,
-                          fmt::format("{} {} is outside (0, {}]", what, format_frequency(hz), format_frequency(max_hz))});
+                          fmt::format("{} {} is outside [{}, {}]", what, format_frequency(hz),
+                                      format_frequency(lowest_hz), format_frequency(max_hz))});
     return;
   }
   for (const double step : steps)
@@ -182,6 +187,26 @@ std::optional<double> parse_frequency_hz(const std::string& text) {
 std::string format_frequency(double hz) {
   if (hz >= 1e9) return fmt::format("{:g} GHz", hz / 1e9);
   return fmt::format("{:g} MHz", hz / 1e6);
+}
+
+std::vector<std::pair<std::string, OperatingPoint>> select_modes(const DeviceSpec& d, const std::string& modes) {
+  std::vector<std::pair<std::string, OperatingPoint>> out;
+  if (modes == "all") {
+    for (const auto& p : enumerate_custom_modes(d)) out.emplace_back("custom", p);
+  } else if (modes == "named") {
+    for (const auto& m : d.power_modes) out.emplace_back(m.name, mode_operating_point(d, m));
+    if (out.empty()) out.emplace_back("max", max_operating_point(d));
+  } else {
+    std::string rest = modes;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string name = rest.substr(0, comma);
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+      const OperatingPoint p = resolve_operating_point(d, {.power_mode = name});
+      out.emplace_back(find_power_mode(d, name)->name, p);
+    }
+  }
+  return out;
 }
 
 }  // namespace edgetwin

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/config/specs.hpp"
@@ -36,6 +37,11 @@ DeviceSpec apply_operating_point(DeviceSpec device, const OperatingPoint& point)
 // The custom power-mode space: every core count x CPU step x GPU step x memory step.
 std::int64_t custom_mode_count(const DeviceSpec& device);
 std::vector<OperatingPoint> enumerate_custom_modes(const DeviceSpec& device);
+
+// The modes a sweep or a fleet group names: "named" (the device's nvpmodel modes, or its
+// maxima as "max" when it has none), "all" (every custom mode, named "custom"), or a comma
+// list of mode names or ids (each resolved as --power-mode would be; ConfigError otherwise).
+std::vector<std::pair<std::string, OperatingPoint>> select_modes(const DeviceSpec& device, const std::string& modes);
 
 // "1377MHz", "1.377 GHz", "1377000000" -> Hz; nullopt when it is not a frequency.
 std::optional<double> parse_frequency_hz(const std::string& text);

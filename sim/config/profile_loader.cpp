@@ -27,8 +27,8 @@ bool starts_with_iso_date(std::string_view text) {
 }
 
 void read_identity(TomlReader& reader, ProfileSpec& profile) {
-  reader.read_string("profile.device", profile.device, Presence::required);
-  reader.read_string("profile.workload", profile.workload, Presence::required);
+  reader.read_name("profile.device", profile.device, Presence::required);
+  reader.read_name("profile.workload", profile.workload, Presence::required);
   if (reader.read_string("profile.created", profile.created, Presence::required) &&
       !starts_with_iso_date(profile.created)) {
     reader.add_error("profile.created",

@@ -6,14 +6,12 @@
 #include <fmt/ranges.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/option_checks.hpp"
+#include "sim/config/physical_range.hpp"
 #include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
 namespace {
-
-Diagnostic command_line_problem(std::string option, std::string message) {
-  return Diagnostic{"", 0, 0, std::move(option), std::move(message)};
-}
 
 // The medium a run reads from: --storage, else the device's default.
 const std::string& storage_of(const RunConfig& run, const DeviceSpec& device) {
@@ -25,13 +23,13 @@ void check_storage(const RunConfig& run, const DeviceSpec& device, const Workloa
   const std::string& storage = storage_of(run, device);
   if (!storage.empty() && !device.find_storage(storage)) {
     problems.push_back(
-        command_line_problem("--storage", unknown_choice_message("storage", storage, device.storage_names())));
+        option_problem("--storage", unknown_choice_message("storage", storage, device.storage_names())));
     return;
   }
   if (storage.empty() && workload.dataset.layout == DatasetLayout::file_per_sample) {
     std::string media = device.storage.empty() ? fmt::format("device \"{}\" has none", device.name)
                                                : fmt::format("valid: {}", fmt::join(device.storage_names(), ", "));
-    problems.push_back(command_line_problem(
+    problems.push_back(option_problem(
         "--storage", fmt::format("dataset \"{}\" is file_per_sample and needs a storage medium; {}",
                                  workload.dataset.name, media)));
   }
@@ -40,13 +38,16 @@ void check_storage(const RunConfig& run, const DeviceSpec& device, const Workloa
 // A data-parallel run needs that many accelerators and a link between them.
 void check_accelerators(const RunConfig& run, const DeviceSpec& device, std::vector<Diagnostic>& problems) {
   if (run.accelerators == 1) return;
+  const std::size_t before = problems.size();
+  check_count_option(problems, "--accelerators", run.accelerators, Bound::positive, "accelerators");
+  if (problems.size() > before) return;
   const int available = device.gpu ? device.gpu->count : 0;
-  if (run.accelerators < 1 || run.accelerators > available) {
-    problems.push_back(command_line_problem(
+  if (run.accelerators > available) {
+    problems.push_back(option_problem(
         "--accelerators", fmt::format("expected 1 to {} (the accelerators {} has), got {}", std::max(1, available),
                                       device.name, run.accelerators)));
   } else if (!device.link) {
-    problems.push_back(command_line_problem(
+    problems.push_back(option_problem(
         "--accelerators", fmt::format("{} accelerators need a [link] between them; {} has none", run.accelerators,
                                       device.name)));
   }
@@ -65,12 +66,19 @@ std::vector<LoaderProblem> check_loader(const LoaderSpec& loader, std::int64_t d
   if (loader.workers < 0) {
     problems.push_back(
         {"workers", fmt::format("expected a non-negative integer (worker processes), got {}", loader.workers)});
+  } else if (const auto outside = outside_physical_range(loader.workers, "worker processes")) {
+    problems.push_back(
+        {"workers", fmt::format("expected a non-negative integer (worker processes) {}, got {}", *outside, loader.workers)});
   }
   // With no workers the main process loads batches itself and prefetch_factor is unused.
   if (loader.workers > 0 && loader.prefetch_factor < 1) {
     problems.push_back({"prefetch_factor",
                         fmt::format("expected a positive integer (batches per worker) when workers > 0, got {}",
                                     loader.prefetch_factor)});
+  } else if (const auto outside = outside_physical_range(loader.prefetch_factor, "batches per worker");
+             outside && loader.workers > 0) {
+    problems.push_back({"prefetch_factor", fmt::format("expected a positive integer (batches per worker) {}, got {}",
+                                                       *outside, loader.prefetch_factor)});
   }
   return problems;
 }
@@ -84,12 +92,11 @@ std::string option_name(const std::string& field) {
 void validate_run(const RunConfig& run, const DeviceSpec& device, const WorkloadSpec& workload) {
   std::vector<Diagnostic> problems;
   for (const LoaderProblem& problem : check_loader(run.loader, workload.dataset.samples)) {
-    problems.push_back(command_line_problem(option_name(problem.field), problem.message));
+    problems.push_back(option_problem(option_name(problem.field), problem.message));
   }
-  if (run.epochs < 1) {
-    problems.push_back(
-        command_line_problem("--epochs", fmt::format("expected a positive integer (epochs), got {}", run.epochs)));
-  }
+  check_count_option(problems, "--epochs", run.epochs, Bound::positive, "epochs");
+  check_count_option(problems, "--steps", run.steps, Bound::non_negative, "steps");
+  check_count_option(problems, "--runs", run.runs, Bound::positive, "runs");
   check_storage(run, device, workload, problems);
   check_accelerators(run, device, problems);
   if (!problems.empty()) throw ConfigError(std::move(problems));

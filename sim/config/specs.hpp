@@ -250,11 +250,18 @@ struct RunConfig {
   std::string storage;  // "" = device default
   LoaderSpec loader;
   int epochs = 1;
+  std::int64_t steps = 0;  // > 0: train this many steps (a loop that breaks after them) instead of epochs
+  // The run (its epochs or steps) this many times back to back, the pipeline keeping its state:
+  // a federated client's tasks of successive rounds without the idle gaps between them.
+  int runs = 1;
   CacheStart cache = CacheStart::cold;
   std::uint64_t seed = 1;
   // Simulate only the first window_batches batches of each epoch (0: all), for sweeps that
   // extrapolate the rest (report/window_extrapolator.hpp).
   std::int64_t window_batches = 0;
+  // With a window: end it as soon as the pipeline is steady (three loader cycles of equal
+  // length) instead of at window_batches, which then is the longest a window may get.
+  bool steady_window = false;
   // Give each host one pstate per clock step (true), or only the run's clock: a run never
   // changes clocks, and sweeps of thousands of devices skip building the unused ones.
   bool pstate_per_step = true;

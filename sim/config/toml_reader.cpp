@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -14,6 +12,12 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "sim/config/input_file.hpp"
+#include "sim/config/input_limits.hpp"
+#include "sim/config/number_check.hpp"
+#include "sim/config/physical_range.hpp"
+#include "sim/config/toml_nesting.hpp"
 
 namespace edgetwin {
 namespace {
@@ -113,46 +117,8 @@ std::string value_text(const toml::node& node) {
   return out.str();
 }
 
-std::string with_article(std::string text) {
-  bool vowel = !text.empty() && std::string_view("aeiou").find(text.front()) != std::string_view::npos;
-  return (vowel ? "an " : "a ") + text;
-}
-
-std::string bounded(std::string_view noun, Bound bound) {
-  switch (bound) {
-    case Bound::positive: return fmt::format("positive {}", noun);
-    case Bound::non_negative: return fmt::format("non-negative {}", noun);
-    case Bound::fraction: return fmt::format("{} from 0 to 1", noun);
-    case Bound::positive_fraction: return fmt::format("positive {} at most 1", noun);
-    case Bound::any: break;
-  }
-  return std::string(noun);
-}
-
-std::string with_unit(std::string text, std::string_view unit) {
-  return unit.empty() ? text : fmt::format("{} ({})", text, unit);
-}
-
-// "a positive number (bytes/s)"
-std::string expected_scalar(std::string_view noun, Bound bound, std::string_view unit) {
-  return with_unit(with_article(bounded(noun, bound)), unit);
-}
-
-// "an array of positive numbers (s)"
-std::string expected_array(std::string_view noun, Bound bound, std::string_view unit) {
-  return with_unit(fmt::format("an array of {}", bounded(fmt::format("{}s", noun), bound)), unit);
-}
-
-template <typename T>
-bool within(T value, Bound bound) {
-  switch (bound) {
-    case Bound::positive: return value > 0;
-    case Bound::non_negative: return value >= 0;
-    case Bound::fraction: return value >= 0 && value <= 1;
-    case Bound::positive_fraction: return value > 0 && value <= 1;
-    case Bound::any: break;
-  }
-  return true;
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; });
 }
 
 std::optional<double> real_in(const toml::node& node, Bound bound) {
@@ -222,22 +188,23 @@ std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order(const 
 TomlReader::TomlReader(const std::filesystem::path& file) : file_name_(file.string()) { load(file); }
 
 // Reads the text itself rather than through toml::parse_file, whose error for a missing file
-// does not carry the operating system's reason.
+// does not carry the operating system's reason, and measures its nesting before toml++
+// recurses into it.
 void TomlReader::load(const std::filesystem::path& file) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(file, ignored)) {
-    record({}, "", fmt::format("cannot open file: {}", std::strerror(EISDIR)));
+  std::string text;
+  try {
+    text = read_input_file(file, limits::toml_file_bytes, "a device, medium, workload, profile or grid file");
+  } catch (const InputFileError& error) {
+    record({}, "", error.what());
     return;
   }
-  errno = 0;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    record({}, "", fmt::format("cannot open file: {}", errno != 0 ? std::strerror(errno) : "unknown reason"));
+  if (const auto deep = toml_nesting_deeper_than(text, limits::toml_nesting)) {
+    record({static_cast<toml::source_index>(deep->line), static_cast<toml::source_index>(deep->column)}, "",
+           fmt::format("nested deeper than {} levels (tables, dotted keys, arrays and inline tables together; edgetwin "
+                       "files need 5)", limits::toml_nesting));
     return;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  parse(text.str());
+  parse(text);
 }
 
 void TomlReader::parse(const std::string& text) {
@@ -278,6 +245,10 @@ std::vector<std::string> TomlReader::table_names(std::string_view key, Presence 
   if (table->empty() && presence == Presence::required) {
     record(found.node->source().begin, key, fmt::format("expected {}, got none", expected));
   }
+  if (!within_element_limit(key, *found.node, table->size(), fmt::format("[{}.<name>] tables", key))) {
+    mark_asked_value(key);
+    return {};
+  }
   std::vector<std::string> names;
   for (const auto& [name, node] : in_file_order(*table)) {
     const std::string child = join_key(key, key_segment(name->str()));
@@ -287,6 +258,10 @@ std::vector<std::string> TomlReader::table_names(std::string_view key, Presence 
     } else if (!is_bare_key(name->str())) {
       mark_asked_value(child);
       record(name->source().begin, child, "expected a name of letters, digits, '-' and '_' only");
+    } else if (name->str().size() > limits::name_bytes) {
+      mark_asked_value(child);
+      record(name->source().begin, child, fmt::format("expected a name of at most {} bytes, got {} bytes",
+                                                      limits::name_bytes, name->str().size()));
     } else {
       names.emplace_back(name->str());
     }
@@ -305,6 +280,10 @@ std::vector<std::string> TomlReader::table_array(std::string_view key, Presence 
     report_bad_value(key, *found.node, fmt::format("an array of tables [[{}]]", key));
     return {};
   }
+  if (array && !within_element_limit(key, *found.node, array->size(), fmt::format("[[{}]] tables", key))) {
+    mark_asked_value(key);  // as above: the count is the problem, not the keys of a thousand tables
+    return {};
+  }
   mark_asked_table(key);
   asked_table_arrays_.emplace(key);
   if (!array) return {};
@@ -320,6 +299,14 @@ std::vector<std::string> TomlReader::table_array(std::string_view key, Presence 
 }
 
 bool TomlReader::read_string(std::string_view key, std::string& out, Presence presence) {
+  return read_text(key, out, presence, limits::text_bytes);
+}
+
+bool TomlReader::read_name(std::string_view key, std::string& out, Presence presence) {
+  return read_text(key, out, presence, limits::name_bytes);
+}
+
+bool TomlReader::read_text(std::string_view key, std::string& out, Presence presence, std::size_t max_bytes) {
   mark_asked_value(key);
   const std::string expected = presence == Presence::required ? "a non-empty string" : "a string";
   Found found = find(key, presence, expected);
@@ -327,6 +314,14 @@ bool TomlReader::read_string(std::string_view key, std::string& out, Presence pr
   const auto* text = found.node->as_string();
   if (!text || (presence == Presence::required && text->get().empty())) {
     return report_bad_value(key, *found.node, expected);
+  }
+  if (text->get().size() > max_bytes) {
+    record(found.node->source().begin, key,
+           fmt::format("expected {} of at most {} bytes, got {} bytes", expected, max_bytes, text->get().size()));
+    return false;
+  }
+  if (has_control_character(text->get())) {
+    return report_bad_value(key, *found.node, fmt::format("{} on one line, without control characters", expected));
   }
   out = text->get();
   return true;
@@ -368,50 +363,76 @@ bool TomlReader::read_number(std::string_view key, double& out, Presence presenc
   if (!found.node) return found.usable;
   std::optional<double> value = real_in(*found.node, bound);
   if (!value) return report_bad_value(key, *found.node, expected);
+  if (!within_physical_range(key, *found.node, *value, expected, unit)) return false;
   out = *value;
   return true;
 }
 
 bool TomlReader::read_count(std::string_view key, std::int64_t& out, Presence presence, Bound bound,
                             std::string_view unit) {
+  const toml::node* node = nullptr;
+  std::int64_t value = out;
+  if (!read_integer(key, value, node, presence, bound, unit)) return false;
+  if (node && !within_physical_range(key, *node, static_cast<double>(value), expected_scalar("integer", bound, unit),
+                                     unit)) {
+    return false;
+  }
+  out = value;
+  return true;
+}
+
+bool TomlReader::read_count(std::string_view key, int& out, Presence presence, Bound bound, std::string_view unit) {
+  const toml::node* node = nullptr;
+  std::int64_t wide = out;
+  if (!read_integer(key, wide, node, presence, bound, unit)) return false;
+  constexpr std::int64_t kLargest = std::numeric_limits<int>::max();
+  constexpr std::int64_t kSmallest = std::numeric_limits<int>::min();
+  const std::string expected = expected_scalar("integer", bound, unit);
+  if (wide > kLargest || wide < kSmallest) {
+    add_error(key, fmt::format("expected {} that fits in 32 bits ({} to {}), got {}", expected, kSmallest, kLargest,
+                               wide));
+    return false;
+  }
+  if (node && !within_physical_range(key, *node, static_cast<double>(wide), expected, unit)) return false;
+  out = static_cast<int>(wide);
+  return true;
+}
+
+// The integer at key, within its bound; node is where it stands (nullptr when absent).
+bool TomlReader::read_integer(std::string_view key, std::int64_t& out, const toml::node*& node, Presence presence,
+                              Bound bound, std::string_view unit) {
   mark_asked_value(key);
   const std::string expected = expected_scalar("integer", bound, unit);
   Found found = find(key, presence, expected);
   if (!found.node) return found.usable;
   std::optional<std::int64_t> value = integer_in(*found.node, bound);
   if (!value) return report_bad_value(key, *found.node, expected);
+  node = found.node;
   out = *value;
   return true;
 }
 
-bool TomlReader::read_count(std::string_view key, int& out, Presence presence, Bound bound, std::string_view unit) {
-  std::int64_t wide = out;
-  if (!read_count(key, wide, presence, bound, unit)) return false;
-  constexpr std::int64_t kLargest = std::numeric_limits<int>::max();
-  constexpr std::int64_t kSmallest = std::numeric_limits<int>::min();
-  if (wide > kLargest || wide < kSmallest) {
-    add_error(key, fmt::format("expected {} that fits in 32 bits ({} to {}), got {}",
-                               expected_scalar("integer", bound, unit), kSmallest, kLargest, wide));
-    return false;
-  }
-  out = static_cast<int>(wide);
-  return true;
-}
-
 template <typename T, typename Convert>
-bool TomlReader::read_array(std::string_view key, std::vector<T>& out, Presence presence,
+bool TomlReader::read_array(std::string_view key, std::vector<T>& out, Presence presence, std::string_view unit,
                             std::string_view expected_element, std::string_view expected_whole, Convert convert) {
   mark_asked_value(key);
   Found found = find(key, presence, expected_whole);
   if (!found.node) return found.usable;
   const toml::array* array = found.node->as_array();
   if (!array) return report_bad_value(key, *found.node, expected_whole);
+  if (!within_element_limit(key, *found.node, array->size(), "values")) return false;
   std::vector<T> values;
   bool all_good = true;
   for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string element = fmt::format("{}[{}]", key, i);
     std::optional<T> value = convert((*array)[i]);
-    if (value) values.push_back(*value);
-    else all_good = report_bad_value(fmt::format("{}[{}]", key, i), (*array)[i], expected_element);
+    if (!value) {
+      all_good = report_bad_value(element, (*array)[i], expected_element);
+    } else if (within_physical_range(element, (*array)[i], static_cast<double>(*value), expected_element, unit)) {
+      values.push_back(*value);
+    } else {
+      all_good = false;
+    }
   }
   if (all_good) out = std::move(values);
   return all_good;
@@ -419,15 +440,44 @@ bool TomlReader::read_array(std::string_view key, std::vector<T>& out, Presence 
 
 bool TomlReader::read_numbers(std::string_view key, std::vector<double>& out, Presence presence, Bound bound,
                               std::string_view unit) {
-  return read_array(key, out, presence, expected_scalar("number", bound, unit), expected_array("number", bound, unit),
+  return read_array(key, out, presence, unit, expected_scalar("number", bound, unit),
+                    expected_array("number", bound, unit),
                     [bound](const toml::node& node) { return real_in(node, bound); });
 }
 
 bool TomlReader::read_counts(std::string_view key, std::vector<std::int64_t>& out, Presence presence, Bound bound,
                              std::string_view unit) {
-  return read_array(key, out, presence, expected_scalar("integer", bound, unit),
+  return read_array(key, out, presence, unit, expected_scalar("integer", bound, unit),
                     expected_array("integer", bound, unit),
                     [bound](const toml::node& node) { return integer_in(node, bound); });
+}
+
+// Names, each under the rules of read_name.
+bool TomlReader::read_strings(std::string_view key, std::vector<std::string>& out, Presence presence) {
+  mark_asked_value(key);
+  const std::string expected_whole = "an array of non-empty strings";
+  Found found = find(key, presence, expected_whole);
+  if (!found.node) return found.usable;
+  const toml::array* array = found.node->as_array();
+  if (!array) return report_bad_value(key, *found.node, expected_whole);
+  if (!within_element_limit(key, *found.node, array->size(), "values")) return false;
+  std::vector<std::string> values(array->size());
+  bool all_good = true;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const auto* text = (*array)[i].as_string();
+    const bool good = text != nullptr && !text->get().empty() && text->get().size() <= limits::name_bytes &&
+                      !has_control_character(text->get());
+    if (good) values[i] = text->get();
+    else all_good = report_bad_value(fmt::format("{}[{}]", key, i), (*array)[i],
+                                     fmt::format("a non-empty string on one line of at most {} bytes", limits::name_bytes));
+  }
+  if (all_good) out = std::move(values);
+  return all_good;
+}
+
+bool TomlReader::is_array(std::string_view key) const {
+  const toml::node* node = parsed_ ? lookup(key) : nullptr;
+  return node != nullptr && node->is_array();
 }
 
 void TomlReader::add_error(std::string_view key, std::string message) {
@@ -445,6 +495,11 @@ void TomlReader::finish() {
     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
   });
   std::vector<Diagnostic> all = diagnostics_;
+  if (problems_not_shown_ > 0) {
+    all.push_back(Diagnostic{file_name_, 0, 0, "",
+                             fmt::format("{} more problems not shown (at most {} per file): is this the right file?",
+                                         problems_not_shown_, limits::diagnostics_per_file)});
+  }
   all.insert(all.end(), foreign_diagnostics_.begin(), foreign_diagnostics_.end());
   if (!all.empty()) throw ConfigError(std::move(all));
 }
@@ -530,10 +585,31 @@ bool TomlReader::report_bad_value(std::string_view key, const toml::node& node, 
   return false;
 }
 
+bool TomlReader::within_physical_range(std::string_view key, const toml::node& node, double value,
+                                       std::string_view expected, std::string_view unit) {
+  const std::optional<std::string> outside = outside_physical_range(value, unit);
+  if (!outside) return true;
+  record(node.source().begin, key, fmt::format("expected {} {}, got {}", expected, *outside, value_text(node)));
+  return false;
+}
+
+bool TomlReader::within_element_limit(std::string_view key, const toml::node& node, std::size_t size,
+                                      std::string_view what) {
+  if (size <= limits::array_elements) return true;
+  record(node.source().begin, key,
+         fmt::format("expected at most {} {} (sim/config/input_limits.hpp), got {}", limits::array_elements, what, size));
+  return false;
+}
+
 // The same problem reached by two routes (a parent that is not a table) is reported once.
+// Past the limit, problems are only counted: finish() says how many were left out.
 void TomlReader::record(toml::source_position position, std::string_view key, std::string message) {
   for (const Diagnostic& known : diagnostics_) {
     if (known.key == key && known.message == message) return;
+  }
+  if (diagnostics_.size() >= limits::diagnostics_per_file) {
+    ++problems_not_shown_;
+    return;
   }
   diagnostics_.push_back(Diagnostic{file_name_, static_cast<int>(position.line), static_cast<int>(position.column),
                                     std::string(key), std::move(message)});
@@ -556,7 +632,7 @@ void TomlReader::mark_asked_table(std::string_view key) {
 
 // Also marks the tables above key, so the unknown-key walk descends into them.
 void TomlReader::remember_asked(std::string_view key) {
-  if (std::find(asked_.begin(), asked_.end(), key) == asked_.end()) asked_.emplace_back(key);
+  if (asked_set_.emplace(key).second) asked_.emplace_back(key);
   for (std::size_t dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.', dot + 1)) {
     asked_tables_.emplace(key.substr(0, dot));
   }

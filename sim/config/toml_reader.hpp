@@ -24,19 +24,13 @@
 #include <toml++/toml.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/number_check.hpp"
 #include "sim/config/source_map.hpp"
 #include "sim/config/specs.hpp"
 
 namespace edgetwin {
 
 enum class Presence { required, optional };
-enum class Bound {
-  any,
-  positive,
-  non_negative,
-  fraction,           // 0 <= x <= 1
-  positive_fraction,  // 0 < x <= 1
-};
 
 class TomlReader {
  public:
@@ -58,12 +52,17 @@ class TomlReader {
   // means at least one such table.
   std::vector<std::string> table_names(std::string_view key, Presence presence);
 
-  // A required string must not be empty.
+  // A required string must not be empty. Strings are one line without control characters
+  // (messages quote them), at most limits::text_bytes long; names (of devices, modes, media,
+  // configurations: what a command line or another file refers to) at most limits::name_bytes.
   bool read_string(std::string_view key, std::string& out, Presence presence);
+  bool read_name(std::string_view key, std::string& out, Presence presence);
   bool read_bool(std::string_view key, bool& out, Presence presence);
   bool read_choice(std::string_view key, std::string& out, Presence presence,
                    std::span<const std::string_view> valid);
-  // Real-valued keys take TOML integers and floats (finite only); unit goes into messages.
+  // Real-valued keys take TOML integers and floats (finite only); unit goes into messages and
+  // picks the value's plausible range (sim/config/physical_range.hpp). Arrays have at most
+  // limits::array_elements values, as [[arrays]] and [tables] have tables.
   bool read_number(std::string_view key, double& out, Presence presence, Bound bound, std::string_view unit);
   // Counts take TOML integers only.
   bool read_count(std::string_view key, std::int64_t& out, Presence presence, Bound bound, std::string_view unit);
@@ -72,6 +71,9 @@ class TomlReader {
                     std::string_view unit);
   bool read_counts(std::string_view key, std::vector<std::int64_t>& out, Presence presence, Bound bound,
                    std::string_view unit);
+  bool read_strings(std::string_view key, std::vector<std::string>& out, Presence presence);
+  // True when the key is in the file and holds an array. Asks for nothing.
+  bool is_array(std::string_view key) const;
 
   // Records a problem a cross-check found, at the key's place in the file (or its nearest
   // table when absent). Dropped when the key already has a problem: the first says what to fix.
@@ -100,6 +102,12 @@ class TomlReader {
   const toml::node* lookup(std::string_view key) const;
   toml::source_position position_of(std::string_view key) const;
   bool report_bad_value(std::string_view key, const toml::node& node, std::string_view expected);
+  bool within_physical_range(std::string_view key, const toml::node& node, double value, std::string_view expected,
+                             std::string_view unit);
+  bool within_element_limit(std::string_view key, const toml::node& node, std::size_t size, std::string_view what);
+  bool read_text(std::string_view key, std::string& out, Presence presence, std::size_t max_bytes);
+  bool read_integer(std::string_view key, std::int64_t& out, const toml::node*& node, Presence presence, Bound bound,
+                    std::string_view unit);
   void record(toml::source_position position, std::string_view key, std::string message);
   bool has_problem(std::string_view key) const;
 
@@ -111,18 +119,21 @@ class TomlReader {
   std::vector<std::string> asked_children(const std::string& parent) const;
 
   template <typename T, typename Convert>
-  bool read_array(std::string_view key, std::vector<T>& out, Presence presence, std::string_view expected_element,
+  bool read_array(std::string_view key, std::vector<T>& out, Presence presence, std::string_view unit,
+                  std::string_view expected_element,
                   std::string_view expected_array, Convert convert);
 
   std::string file_name_;
   toml::table root_;
   bool parsed_ = false;
   std::vector<std::string> asked_;                     // every key asked for, in asking order (for hints)
+  std::set<std::string, std::less<>> asked_set_;       // the same, to look up
   std::set<std::string, std::less<>> asked_values_;    // keys a getter read as a value
   std::set<std::string, std::less<>> asked_tables_;    // tables holding asked keys
   std::set<std::string, std::less<>> asked_table_arrays_;  // arrays of tables asked for
   std::vector<Diagnostic> diagnostics_;
   std::vector<Diagnostic> foreign_diagnostics_;        // from files this one refers to
+  std::size_t problems_not_shown_ = 0;                 // past limits::diagnostics_per_file
 };
 
 // Reads one { kind, source } table such as provenance.cpu; kind is measured, spec or estimate.

@@ -17,7 +17,7 @@ namespace {
 constexpr std::array<std::string_view, 2> kLayouts{"in_ram", "file_per_sample"};
 
 void read_identity(TomlReader& reader, WorkloadSpec& workload) {
-  reader.read_string("workload.name", workload.name, Presence::required);
+  reader.read_name("workload.name", workload.name, Presence::required);
   reader.read_string("workload.description", workload.description, Presence::required);
   if (reader.contains("workload.model")) {  // the schema before the [model] table
     std::string old_model;
@@ -72,7 +72,7 @@ void read_model(TomlReader& reader, ModelSpec& model) {
                               "forward_flops_per_sample, training_flops_per_sample, memory_bytes_per_sample, "
                               "kernels_per_step");
   } else {
-    reader.read_string("model.name", model.name, Presence::required);
+    reader.read_name("model.name", model.name, Presence::required);
     reader.read_count("model.parameters", model.parameters, Presence::required, Bound::positive, "parameters");
     bool forward_ok = reader.read_number("model.forward_flops_per_sample", model.forward_flops_per_sample,
                                          Presence::required, Bound::positive, "FLOP/sample");
@@ -94,7 +94,7 @@ void read_model(TomlReader& reader, ModelSpec& model) {
 }
 
 void read_dataset(TomlReader& reader, DatasetSpec& dataset) {
-  reader.read_string("dataset.name", dataset.name, Presence::required);
+  reader.read_name("dataset.name", dataset.name, Presence::required);
   reader.read_count("dataset.samples", dataset.samples, Presence::required, Bound::positive, "samples");
   reader.read_number("dataset.sample_bytes", dataset.sample_bytes, Presence::required, Bound::positive, "bytes");
   std::string layout;
@@ -189,7 +189,7 @@ constexpr std::array<FootprintField, 5> kFootprintFields{{
 }  // namespace
 
 void read_costs(TomlReader& reader, CostSpec& costs) {
-  reader.read_string("costs.device", costs.device, Presence::required);
+  reader.read_name("costs.device", costs.device, Presence::required);
   reader.read_number("costs.reference_cpu_freq_hz", costs.reference_cpu_freq_hz, Presence::required,
                      Bound::positive, "Hz");
   reader.read_number("costs.reference_gpu_freq_hz", costs.reference_gpu_freq_hz, Presence::required,

@@ -4,7 +4,8 @@
 
 namespace edgetwin {
 
-EnergyMeter::EnergyMeter(const Platform& platform, double window_s) : platform_(platform), window_s_(window_s) {}
+EnergyMeter::EnergyMeter(const Platform& platform, bool dvfs, double window_s)
+    : platform_(platform), dvfs_(dvfs), window_s_(window_s) {}
 
 void EnergyMeter::start_epoch(double now_s) {
   epoch_start_s_ = window_start_s_ = now_s;
@@ -28,7 +29,7 @@ EpochEnergy EnergyMeter::finish_epoch(double now_s) {
   close_window(now_s);
   EpochEnergy e;
   e.energy_j = energy_j() - epoch_start_j_;
-  e.base_energy_j = platform_.base_power_w() * (now_s - epoch_start_s_);
+  e.base_energy_j = platform_.idle_power_w(dvfs_) * (now_s - epoch_start_s_);
   e.peak_power_w = peak_w_;
   return e;
 }

@@ -2,7 +2,8 @@
 //
 // Contract: energy is what SimGrid's energy plugin integrates (sum of power x dt over every
 // host of the device); base energy is the device's idle power at the run's operating point
-// x the epoch's duration, incremental the rest. Peak power is the highest average power over
+// (with DVFS governors on, the lower idle they reach: Platform::idle_power_w) x the epoch's
+// duration, incremental the rest, never negative. Peak power is the highest average power over
 // windows of at least window_s (the study's jtop samples about once a second), closed at
 // batch ends and at the epoch's end.
 #pragma once
@@ -19,7 +20,7 @@ struct EpochEnergy {
 
 class EnergyMeter {
  public:
-  explicit EnergyMeter(const Platform& platform, double window_s = 1.0);
+  explicit EnergyMeter(const Platform& platform, bool dvfs = false, double window_s = 1.0);
 
   void start_epoch(double now_s);
   double tick(double now_s);  // returns the energy since the epoch began
@@ -31,6 +32,7 @@ class EnergyMeter {
   void close_window(double now_s);
 
   const Platform& platform_;
+  bool dvfs_;
   double window_s_;
   double epoch_start_s_ = 0;
   double epoch_start_j_ = 0;

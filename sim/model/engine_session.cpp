@@ -22,12 +22,13 @@ EngineSession::EngineSession(bool energy) : energy_(energy) {
   char quiet[] = "--log=root.thres:critical";
   char* argv[] = {name, quiet, nullptr};
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
-  // Links carry the accelerators' transfers (sim/model/platform.hpp) at the bandwidth and
-  // latency of the device file: CM02 applies no TCP factors (LV08's default multiplies
-  // latency by 13.01 and bandwidth by 0.97), no window limit, no reverse-traffic share.
-  simgrid::s4u::Engine::set_config("network/model:CM02");
-  simgrid::s4u::Engine::set_config("network/TCP-gamma:0");
-  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  // Flows share links by plain max-min fairness, latency as given, no TCP cross-traffic:
+  // transfers follow closed forms (sim/model/fleet_network.hpp, docs/simgrid.md), among them
+  // the accelerators' links (sim/model/platform.hpp). CM02 applies no TCP factors (LV08's
+  // default multiplies latency by 13.01 and bandwidth by 0.97). Its window bound, TCP-gamma /
+  // (2 x route latency), stays: 4 MiB / 40 us = 105 GB/s is far above any [link] shipped.
+  engine_->set_config("network/model:CM02");
+  engine_->set_config("network/crosstraffic:0");
   if (energy_) Platform::enable_energy_accounting();
 }
 

@@ -1,6 +1,7 @@
 #include "sim/model/pipeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -13,7 +14,7 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs, int accelerators)
+                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs, bool steady_window, int accelerators)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -24,8 +25,9 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       energy_(energy),
       window_batches_(window_batches),
       dvfs_(dvfs),
+      steady_window_(steady_window),
+      accelerators_(accelerators),
       workers_(static_cast<std::size_t>(loader.workers)) {
-  accelerators_ = accelerators;
   if (work_.data_parallel()) {
     parallel_step_ = std::make_unique<DataParallelStep>(platform_);
     parallel_listener_.owner = this;
@@ -83,7 +85,7 @@ void Pipeline::start_epoch() {
   observer_.on_epoch_start({epoch_, epoch_start_s_, batches_in_epoch_, samples_in_epoch, count, std::max(1, loader_.workers)});
   // A window's last batch is the epoch's last batch (short, without drop_last), so that the
   // window's tail is the epoch's.
-  const std::int64_t last_batch_size = samples_in_epoch - (batches_in_epoch_ - 1) * size;
+  last_batch_size_ = samples_in_epoch - (batches_in_epoch_ - 1) * size;
   auto& list = batches();
   list.assign(static_cast<std::size_t>(count), Batch{});
   for (std::int64_t i = 0; i < count; ++i) {
@@ -91,11 +93,14 @@ void Pipeline::start_epoch() {
     record.epoch = epoch_;
     record.index = i;
     const auto first = i * size;
-    const auto length = i == count - 1 ? last_batch_size : size;
+    const auto length = i == count - 1 ? last_batch_size_ : size;
     record.samples = std::span<const std::int64_t>(order_->data() + first, static_cast<std::size_t>(length));
     list[i].work = length == size ? &full_batch_work_ : &last_batch_work_;
     list[i].parallel_work = length == size ? &full_parallel_work_ : &last_parallel_work_;
   }
+  cycle_ends_.clear();
+  steady_from_ = steady_to_ = -1;
+  handed_out_ = 0;
 
   next_to_consume_ = 0;
   trainer_busy_ = false;
@@ -125,8 +130,57 @@ std::int64_t Pipeline::simulated_batches() const {
   return std::min(batches_in_epoch_, window_batches_ + (batches_in_epoch_ - window_batches_) % cycle);
 }
 
+// Three loader cycles alike (to rounding) in length, CPU work and energy: the pipeline is
+// periodic from here on, so the window can end and be extended (sim/report/epoch_recorder.hpp).
+// Time alone is not enough: while workers fill their prefetch queues the trainer can already
+// run at its steady pace. Nor are three cycles alike soon after the start: the watch begins
+// once four prefetch depths of batches are done, as a planned window's quarters outlast the
+// depth (without it MobileNetV3 on Xavier NX, 1 worker, batch 32, from the SD card, stopped
+// within its first batches and its epoch's energy came out 0.53 % high, E2E exact). Checked at each
+// cycle's end; the first cycle (start-up) does not count.
+void Pipeline::watch_for_steady_state(std::int64_t finished_batches) {
+  const std::int64_t cycle = std::max(1, loader_.workers);
+  if (!steady_window_ || steady_to_ >= 0 || finished_batches % cycle != 0) return;
+  if (static_cast<std::int64_t>(batches().size()) >= batches_in_epoch_) return;  // the whole epoch anyway
+  // As the planned window's: its quarters outlast the prefetch depth (sim/app/sweep_runner.cpp).
+  const std::int64_t depth = std::int64_t{loader_.prefetch_factor} * loader_.workers + 1;
+  if (finished_batches < 4 * depth) return;
+  const double energy = energy_ != nullptr ? batches()[finished_batches - 1].record.energy_j : 0.0;
+  cycle_ends_.push_back({now(), cpu_cycles_, energy});
+  const std::size_t n = cycle_ends_.size();
+  if (n < 4) return;
+  auto alike = [&](double CycleEnd::*figure) {
+    const double a = cycle_ends_[n - 3].*figure - cycle_ends_[n - 4].*figure;
+    const double b = cycle_ends_[n - 2].*figure - cycle_ends_[n - 3].*figure;
+    const double c = cycle_ends_[n - 1].*figure - cycle_ends_[n - 2].*figure;
+    constexpr double kSame = 1e-9;
+    return std::abs(b - a) <= kSame * std::abs(a) && std::abs(c - b) <= kSame * std::abs(b);
+  };
+  if (!alike(&CycleEnd::time_s) || !alike(&CycleEnd::cpu_cycles) || !alike(&CycleEnd::energy_j)) return;
+  steady_from_ = finished_batches - 2 * cycle;
+  steady_to_ = finished_batches;
+  end_window_now();
+}
+
+// The window ends at the first batch not yet handed out that keeps the epoch's place in the
+// loader cycle, and that batch becomes the epoch's last one (see simulated_batches).
+void Pipeline::end_window_now() {
+  const std::int64_t cycle = std::max(1, loader_.workers);
+  auto& list = batches();
+  std::int64_t end = handed_out_ + 1;
+  end += ((batches_in_epoch_ - end) % cycle + cycle) % cycle;
+  if (end >= static_cast<std::int64_t>(list.size())) return;  // no shorter than planned
+  list.resize(static_cast<std::size_t>(end));
+  Batch& last = list.back();
+  last.record.samples = last.record.samples.first(static_cast<std::size_t>(last_batch_size_));
+  last.work = last_batch_size_ == loader_.batch_size ? &full_batch_work_ : &last_batch_work_;
+  last.parallel_work = last_batch_size_ == loader_.batch_size ? &full_parallel_work_ : &last_parallel_work_;
+}
+
 void Pipeline::finish_epoch() {
   EpochRecord record;
+  record.steady_from = steady_from_;
+  record.steady_to = steady_to_;
   record.epoch = epoch_;
   record.batches_in_epoch = batches_in_epoch_;
   record.batches_simulated = static_cast<std::int64_t>(batches().size());
@@ -165,6 +219,7 @@ void Pipeline::finish_epoch() {
 void Pipeline::dispatch(std::int64_t batch) {
   auto& list = batches();
   if (batch >= static_cast<std::int64_t>(list.size())) return;
+  handed_out_ = std::max(handed_out_, batch + 1);
   const int worker = static_cast<int>(batch % loader_.workers);
   list[batch].record.worker = worker;
   list[batch].record.dispatched_s = now();
@@ -187,7 +242,10 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
   Batch& batch = batches()[index];
   BatchRecord& record = batch.record;
   record.start_s = now();
-  if (worker < 0) record.dispatched_s = record.start_s;
+  if (worker < 0) {
+    record.dispatched_s = record.start_s;
+    handed_out_ = std::max(handed_out_, index + 1);
+  }
   if (dataset_.layout == DatasetLayout::in_ram) {
     record.cache_hits = static_cast<std::int64_t>(record.samples.size());
     start_worker_cpu(batch, index, worker);
@@ -287,7 +345,9 @@ void Pipeline::start_step(std::int64_t index) {
 void Pipeline::start_parallel_step(std::int64_t index) {
   batches()[index].pending_steps = 1;
   parallel_listener_.batch = index;
-  parallel_step_->start(*batches()[index].parallel_work, parallel_listener_);
+  const DataParallelWork& work = *batches()[index].parallel_work;
+  cpu_cycles_ += work.receive_cpu_cycles + work.replicas * work.launch_cpu_cycles;  // what the step starts on the CPU
+  parallel_step_->start(work, parallel_listener_);
 }
 
 void Pipeline::ParallelListener::on_device() { owner->batches()[batch].record.on_device_s = owner->now(); }
@@ -303,12 +363,15 @@ void Pipeline::on_step_part_done(std::int64_t index) {
   Batch& batch = batches()[index];
   if (--batch.pending_steps > 0) return;
   batch.record.compute_end_s = now();
+  batch.record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
+  batch.record.cpu_cores = platform_.cpu()->get_core_count();
   last_step_end_s_ = now();
   if (energy_ != nullptr) batch.record.energy_j = energy_->tick(batch.record.compute_end_s);
   observer_.on_batch_done(batch.record);
   trainer_busy_ = false;
   trainer_idle_since_s_ = now();
   ++next_to_consume_;
+  watch_for_steady_state(next_to_consume_);
   if (next_to_consume_ == static_cast<std::int64_t>(batches().size())) {
     finish_epoch();
   } else if (workers_.empty()) {

@@ -51,7 +51,7 @@ class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
            PageCache* cache, Sampler& sampler, PipelineObserver& observer, EnergyMeter* energy = nullptr,
-           std::int64_t window_batches = 0, bool dvfs = false, int accelerators = 1);
+           std::int64_t window_batches = 0, bool dvfs = false, bool steady_window = false, int accelerators = 1);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -94,6 +94,8 @@ class Pipeline {
   void start_run(int epochs, std::int64_t steps, std::function<void()> done);
   void start_epoch();
   std::int64_t simulated_batches() const;
+  void watch_for_steady_state(std::int64_t finished_batches);
+  void end_window_now();
   void finish_epoch();
   void dispatch(std::int64_t batch);
   void worker_try_start(int worker);
@@ -122,6 +124,18 @@ class Pipeline {
   EnergyMeter* energy_;
   std::int64_t window_batches_;
   bool dvfs_;
+  bool steady_window_;
+  // The current epoch's steady-state watch: its loader cycles' ends, the span found.
+  struct CycleEnd {
+    double time_s = 0;
+    double cpu_cycles = 0;
+    double energy_j = 0;
+  };
+  std::vector<CycleEnd> cycle_ends_;
+  std::int64_t steady_from_ = -1;
+  std::int64_t steady_to_ = -1;
+  std::int64_t handed_out_ = 0;  // batches handed to a loader so far this epoch
+  std::int64_t last_batch_size_ = 0;
   // devfreq/cpufreq governors sample the load every few tens of ms (Jetson GPU devfreq:
   // 50 ms polling): only idle gaps longer than that lower the clocks.
   static constexpr double dvfs_sampling_period_s = 0.05;

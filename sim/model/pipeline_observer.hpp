@@ -29,6 +29,8 @@ struct BatchRecord {
   double preprocess_s = 0;       // preprocess + collate part of the worker's CPU time
   double gpu_busy_s = 0;         // GPU time of the step (0 without GPU; the first accelerator's)
   double link_s = 0;             // time in transfers over the link (scatter, all-reduce); 0 without one
+  double cpu_busy_core_s = 0;    // CPU work of the epoch so far (what was started on the CPU), core-seconds
+  int cpu_cores = 0;
   double energy_j = 0;           // device energy since the epoch began, at compute_end_s (with power data)
 };
 
@@ -56,6 +58,10 @@ struct EpochRecord {
   double energy_j = 0;           // all of the device's power x dt over the epoch
   double base_energy_j = 0;      // its idle power at this operating point x the epoch
   double peak_power_w = 0;       // highest ~1 s average power
+  // A window that ended once the pipeline was steady: its batches [steady_from, steady_to) are
+  // whole loader cycles of equal length (-1: none; the window had its planned length).
+  std::int64_t steady_from = -1;
+  std::int64_t steady_to = -1;
 };
 
 class PipelineObserver {

@@ -47,40 +47,52 @@ void add_link_routes(simgrid::s4u::NetZone* zone, const LinkSpec& link, const st
 Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
                    const std::string& instance, bool pstate_per_step, int accelerators) {
   const std::string prefix = instance.empty() ? "" : instance + "/";
-  // Without links nothing travels between hosts, so the zone needs no routing (a full zone's
-  // routing table grows with the square of its hosts); with them, the few routes above.
+  // No links: nothing travels between a device's hosts, so no routing: an empty zone of its
+  // own when alone, else its hosts go straight into the parent (one zone fewer to build and
+  // seal per device, which sweeps build tens of thousands of). With a [link], a full zone of
+  // its own (in the parent, if any) holding the few routes of add_link_routes.
   has_link_ = device.link.has_value() && device.gpu.has_value();
-  auto* zone = has_link_ ? simgrid::s4u::create_full_zone(prefix + device.name)
-                         : simgrid::s4u::create_empty_zone(prefix + device.name);
-  if (parent != nullptr) zone->set_parent(parent);
+  simgrid::s4u::NetZone* zone = nullptr;
+  if (has_link_) {
+    zone = simgrid::s4u::create_full_zone(prefix + device.name);
+    if (parent != nullptr) zone->set_parent(parent);
+  } else {
+    zone = parent != nullptr ? parent : simgrid::s4u::create_empty_zone(device.name);
+  }
   const int gpu_count = device.gpu ? std::max(1, accelerators) : 0;
   if (device.power) {
     const PowerModel power(device, storage, pstate_per_step);
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
       auto* h = zone->create_host(prefix + name, p.speeds)->set_core_count(cores);
-      h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0")->seal();
-      h->set_pstate(p.pstate);  // takes effect for energy at EngineSession::run()
+      h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0");
+      // The zone's seal seals its hosts, and every seal builds the host's energy account anew
+      // (parsing its wattage: 7 % of a sweep member's instructions each time), so a host is
+      // sealed here only when set_pstate needs it (docs/simgrid.md, pitfall 15).
+      if (p.pstate != 0) h->seal()->set_pstate(p.pstate);  // for energy from EngineSession::run()
       return h;
     };
     cpu_ = host("cpu", power.cpu(), device.cpu.cores);
     for (int i = 0; i < gpu_count; ++i) gpus_.push_back(host(gpu_name(device, i), power.gpu(), 1));
     memory_ = host("memory", power.memory(), 1);
     storage_ = host("storage:" + storage.name, power.storage(), 1);
-    board_ = host("board", power.board(), 1);
+    has_energy_ = true;
     // The model's base counts one accelerator idle; the others idle too.
     base_power_w_ = power.base_power_w() + std::max(0, gpu_count - 1) * device.power->gpu_idle_w;
     if (gpu_count > 0) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
-    dvfs_idle_saving_w_ = std::max(0.0, device.power->idle_dvfs_off_w - device.power->idle_dvfs_on_w);
+    // Governors free, a long idle gap draws the whole device's idle_dvfs_on_w whatever the mode
+    // caps; the saving is what that is below this operating point's pinned idle (at MAXN the
+    // shipped files make the two idles idle_dvfs_off_w and idle_dvfs_on_w). It never takes the
+    // device below idle_dvfs_on_w, as subtracting off - on did at lower modes and fewer cores.
+    dvfs_idle_saving_w_ = std::max(0.0, base_power_w_ - device.power->idle_dvfs_on_w);
   } else {
-    cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores)->seal();
-    for (int i = 0; i < gpu_count; ++i)
-      gpus_.push_back(zone->create_host(prefix + gpu_name(device, i), device.gpu->freq_hz)->seal());
-    memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s)->seal();
-    storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s)->seal();
+    cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores);
+    for (int i = 0; i < gpu_count; ++i) gpus_.push_back(zone->create_host(prefix + gpu_name(device, i), device.gpu->freq_hz));
+    memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s);
+    storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s);
   }
   if (!gpus_.empty()) gpu_ = gpus_.front();
   if (has_link_) add_link_routes(zone, *device.link, prefix, cpu_, gpus_);
-  zone->seal();
+  if (parent == nullptr || has_link_) zone->seal();
 }
 
 void Platform::enable_energy_accounting() { sg_host_energy_plugin_init(); }
@@ -88,7 +100,7 @@ void Platform::enable_energy_accounting() { sg_host_energy_plugin_init(); }
 double Platform::consumed_energy_j() const {
   if (!has_energy()) return 0;
   double total = 0;
-  for (const auto* host : {cpu_, memory_, storage_, board_})
+  for (const auto* host : {cpu_, memory_, storage_})
     if (host != nullptr) total += sg_host_get_consumed_energy(host);
   for (const auto* host : gpus_) total += sg_host_get_consumed_energy(host);
   return total;

@@ -14,7 +14,7 @@
 // the contention the model relies on. Storage is a host rather than s4u::Disk because
 // Disk I/O in 3.32 keeps every finished Io and turns quadratic (docs/simgrid.md).
 // With a [power] table, each host has one pstate per clock step and its watts per pstate
-// (model/power_model.hpp), plus a "board" host for the constant power.
+// (sim/model/power_model.hpp); the board's constant power rides on the memory host.
 // The platform must be built before Engine::run and once per process.
 #pragma once
 
@@ -32,8 +32,8 @@ namespace edgetwin {
 
 class Platform {
  public:
-  // A device alone in the engine, or one of several: then `parent` is the engine's root
-  // zone and `instance` makes the device's host names unique.
+  // A device alone in the engine, or one of several: then its hosts go into `parent` (sealed
+  // by the caller once every device is in) and `instance` makes their names unique.
   Platform(const DeviceSpec& device, const StorageSpec& storage);
   Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
            const std::string& instance, bool pstate_per_step = true, int accelerators = 1);
@@ -48,13 +48,16 @@ class Platform {
   // Energy (SimGrid's host energy plugin, enabled by enable_energy_accounting before any
   // platform exists): only for devices with a [power] table.
   static void enable_energy_accounting();
-  bool has_energy() const { return board_ != nullptr; }
+  bool has_energy() const { return has_energy_; }
   double consumed_energy_j() const;  // since the start of the run, all hosts
   double base_power_w() const { return base_power_w_; }
   // What the GPU draws busy beyond idle at this clock (0 without energy accounting).
   double gpu_busy_extra_w() const { return gpu_busy_extra_w_; }
-  // Idle power DVFS governors save over pinned clocks (idle_dvfs_off_w - idle_dvfs_on_w).
+  // Idle power DVFS governors save over pinned clocks: base_power_w - idle_dvfs_on_w, or 0.
   double dvfs_idle_saving_w() const { return dvfs_idle_saving_w_; }
+  // What the device draws doing nothing: base_power_w with clocks pinned, less the saving
+  // with governors free.
+  double idle_power_w(bool dvfs) const { return dvfs ? base_power_w_ - dvfs_idle_saving_w_ : base_power_w_; }
 
  private:
   simgrid::s4u::Host* cpu_ = nullptr;
@@ -63,7 +66,7 @@ class Platform {
   bool has_link_ = false;
   simgrid::s4u::Host* memory_ = nullptr;
   simgrid::s4u::Host* storage_ = nullptr;
-  simgrid::s4u::Host* board_ = nullptr;  // draws the board's constant power; runs nothing
+  bool has_energy_ = false;
   double base_power_w_ = 0;
   double gpu_busy_extra_w_ = 0;
   double dvfs_idle_saving_w_ = 0;

@@ -73,9 +73,11 @@ HostPower PowerModel::memory() const {
   HostPower host = emc > 0 ? steps_as_pstates(steps(device_.memory.available_emc_freqs_hz), emc, bytes_per_hz)
                            : HostPower{{device_.memory.bandwidth_bytes_per_s}, "", 0};
   std::vector<std::string> states;
+  // The board's constant power rides on the memory host, constant too: one host fewer per
+  // device to build (sweeps build tens of thousands).
   for (const double speed : host.speeds) {
     const double dram_w = emc > 0 ? power_.emc_max_w * (speed / bytes_per_hz) / maxima_.emc_hz : power_.emc_max_w;
-    states.push_back(state(dram_w, dram_w));
+    states.push_back(state(dram_w + power_.board_w, dram_w + power_.board_w));
   }
   host.wattage = join_states(states);
   return host;
@@ -85,7 +87,6 @@ HostPower PowerModel::storage() const {
   return {{storage_.read_bw_bytes_per_s}, state(0.0, storage_.active_power_w), 0};
 }
 
-HostPower PowerModel::board() const { return {{1.0}, state(power_.board_w, power_.board_w), 0}; }
 
 double PowerModel::gpu_busy_extra_w() const {
   if (!device_.gpu) return 0;

@@ -3,9 +3,9 @@
 // Contract: for a device with a [power] table, at its operating point, gives each host its
 // pstates (one per clock step) with "idle:idle:all-busy" watts per pstate, and the pstate the
 // run uses. Active power scales with (f / f_max)^dvfs_exponent; idle power does not. The
-// memory host draws the DRAM/EMC power, linear in the memory clock, busy or not; storage
-// draws its active power only while reading; a "board" host draws the board's constant
-// power. base_power_w is what the device draws at this operating point doing nothing.
+// memory host draws the DRAM/EMC power, linear in the memory clock, busy or not, plus the
+// board's constant power; storage draws its active power only while reading. base_power_w is
+// what the device draws at this operating point doing nothing.
 #pragma once
 
 #include <string>
@@ -30,7 +30,6 @@ class PowerModel {
   HostPower gpu() const;
   HostPower memory() const;
   HostPower storage() const;
-  HostPower board() const;
   double base_power_w() const;
   double gpu_busy_extra_w() const;  // busy minus idle power of the GPU at the run's clock
 

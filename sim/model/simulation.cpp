@@ -1,6 +1,8 @@
 #include "sim/model/simulation.hpp"
 
+#include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -10,6 +12,8 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/config/option_checks.hpp"
+#include "sim/model/engine_inputs.hpp"
 #include "sim/config/training_memory.hpp"
 #include "sim/model/engine_session.hpp"
 #include "sim/model/sampler.hpp"
@@ -82,6 +86,7 @@ void Simulation::check_model_inputs(const Member& m) {
                                     m.device.gpu ? "has a GPU" : "has no GPU")));
   }
   if (!problems.empty()) throw ConfigError(std::move(problems));
+  throw_if_any(engine_input_problems(m.device, m.device.storage[m.storage_index], m.workload, m.run));
 }
 
 void Simulation::run() {
@@ -105,7 +110,15 @@ void Simulation::run() {
                          root, root == nullptr ? std::string() : fmt::format("m{}", i));
   }
   if (root != nullptr) root->seal();
-  for (std::size_t i = 0; i < members_.size(); ++i) devices[i].pipeline().run_epochs(members_[i].run.epochs);
+  // Member i's run, then its next one from the completion of the last, `left` times.
+  std::function<void(std::size_t, int)> drive = [&](std::size_t i, int left) {
+    const RunConfig& run = members_[i].run;
+    std::function<void()> next;
+    if (left > 1) next = [&drive, i, left] { drive(i, left - 1); };
+    if (run.steps > 0) devices[i].pipeline().run_steps(run.steps, next);
+    else devices[i].pipeline().run_epochs(run.epochs, next);
+  };
+  for (std::size_t i = 0; i < members_.size(); ++i) drive(i, std::max(1, members_[i].run.runs));
   session.run();
 }
 

@@ -2,8 +2,9 @@
 // side in one SimGrid engine (sweeps, and later federated rounds), sharing nothing but time.
 //
 // Contract: add_member checks what only the model knows (the training footprint fits in RAM;
-// the costs were taken on a device of the same kind, GPU or CPU-only) and throws ConfigError
-// before anything is simulated. run() builds the engine and every member's platform, starts
+// the costs were taken on a device of the same kind, GPU or CPU-only; nothing degenerate
+// reaches the engine, sim/model/engine_inputs.hpp) and throws ConfigError before anything is
+// simulated. run() builds the engine and every member's platform, starts
 // every member at t = 0, simulates every epoch and reports through each member's observers.
 // SimGrid allows one engine per process: run() may be called once per process (a second
 // call throws).

@@ -8,13 +8,14 @@ TrainingDevice::TrainingDevice(const DeviceSpec& device, const StorageSpec& stor
                                const std::string& instance)
     : platform_(device, storage, zone_parent, instance, run.pstate_per_step, run.accelerators),
       work_(device, workload, storage) {
-  if (platform_.has_energy()) energy_ = std::make_unique<EnergyMeter>(platform_);
+  if (platform_.has_energy()) energy_ = std::make_unique<EnergyMeter>(platform_, run.dvfs);
   if (workload.dataset.layout == DatasetLayout::file_per_sample) {
     cache_ = std::make_unique<PageCache>(workload.dataset.samples, workload.dataset.sample_bytes, cache_capacity_bytes);
     if (run.cache == CacheStart::warm) cache_->fill_in_order();
   }
   pipeline_ = std::make_unique<Pipeline>(platform_, work_, workload.dataset, run.loader, cache_.get(), sampler,
-                                         observer, energy_.get(), run.window_batches, run.dvfs, run.accelerators);
+                                         observer, energy_.get(), run.window_batches, run.dvfs, run.steady_window,
+                                         run.accelerators);
 }
 
 }  // namespace edgetwin

@@ -1,6 +1,8 @@
 #include "sim/report/epoch_metrics.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -10,9 +12,9 @@ namespace edgetwin {
 namespace {
 
 #define EDGETWIN_METRIC_SPEC(field_name, unit, term, denominator, derived, extend, needs_power, is_count, table, \
-                             csv, sweep)                                                                         \
+                             csv, sweep, valid)                                                                  \
   MetricSpec{#field_name, unit, term, denominator, derived, extend, needs_power, is_count, table, csv, sweep,    \
-             &EpochStats::field_name},
+             valid, &EpochStats::field_name},
 constexpr std::array kMetrics{EDGETWIN_EPOCH_METRICS(EDGETWIN_METRIC_SPEC)};
 #undef EDGETWIN_METRIC_SPEC
 
@@ -22,6 +24,21 @@ static_assert(kMetrics.size() <= 32, "raise EpochRecorder::Terms");
 }  // namespace
 
 std::span<const MetricSpec> epoch_metrics() { return kMetrics; }
+
+std::string check_figures(const EpochStats& stats) {
+  std::string problems;
+  for (const MetricSpec& m : kMetrics) {
+    if (!has_value(m, stats)) continue;
+    const double value = stats.*m.field;
+    const double slack = 1e-9 * std::max(1.0, std::abs(value));
+    const bool ok = std::isfinite(value) && value >= -slack && (m.valid != Valid::share || value <= 1 + slack);
+    if (!ok) {
+      problems += fmt::format("epoch {}: {} = {}, outside {}\n", stats.epoch, m.name, value,
+                              m.valid == Valid::share ? "[0, 1]" : "[0, inf)");
+    }
+  }
+  return problems;
+}
 
 bool has_value(const MetricSpec& metric, const EpochStats& stats) { return stats.has_energy || !metric.needs_power; }
 

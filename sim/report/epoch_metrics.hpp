@@ -49,6 +49,10 @@ struct BatchTerm {
 
 enum class Extend : std::uint8_t { at_rate, recomputed, as_window };
 
+// What every value of a figure must satisfy, whatever the inputs: checked on every epoch
+// (check_figures), so a model error fails loudly instead of printing nonsense.
+enum class Valid : std::uint8_t { non_negative, share };  // share: from 0 to 1
+
 struct TableColumn {
   std::string_view header;  // "" : not in the human-readable table
   int width = 0;
@@ -68,6 +72,7 @@ struct MetricSpec {
   TableColumn table;
   std::string_view csv_format;    // fmt format of the run CSV
   std::string_view sweep_format;  // fmt format in sweep CSV/JSON; "" : not in sweep outputs
+  Valid valid = Valid::non_negative;
   double EpochStats::*field = nullptr;
 };
 
@@ -83,72 +88,74 @@ inline double share(double numerator, double denominator) { return denominator >
 
 }  // namespace metric
 
-// METRIC(field, unit, term, denominator, derived, extend, needs_power, is_count, table, csv, sweep)
+// METRIC(field, unit, term, denominator, derived, extend, needs_power, is_count, table, csv, sweep, valid)
 // clang-format off
-#define EDGETWIN_EPOCH_METRICS(METRIC)                                                                                 \
-  /* first index handed out (iterator created) to the end of the last step */                                      \
-  METRIC(e2e_s, "s", metric::latest([](const BatchRecord& b, double start) { return b.compute_end_s - start; }),   \
-         {}, nullptr, Extend::at_rate, false, false, metric::column("e2e_s", 10, 3), "{:.9g}", "{:.6g}")            \
-  /* Σ (batch on the device - trainer began waiting); host-to-device copy included, as the study's fetch */         \
-  METRIC(stall_s, "s", metric::sum([](const BatchRecord& b, double) { return b.on_device_s - b.trainer_idle_since_s; }), \
-         {}, nullptr, Extend::at_rate, false, false, metric::column("stall_s", 10, 3), "{:.9g}", "{:.6g}")          \
-  /* Σ (step end - batch on the device); e2e = stall + compute */                                                  \
-  METRIC(compute_s, "s", metric::sum([](const BatchRecord& b, double) { return b.compute_end_s - b.on_device_s; }),  \
-         {}, nullptr, Extend::at_rate, false, false, metric::column("compute_s", 10, 3), "{:.9g}", "{:.6g}")        \
-  /* Σ I/O time + the fetch share of the loader's CPU time */                                                      \
-  METRIC(fetch_s, "s", metric::sum([](const BatchRecord& b, double) { return b.fetch_s; }),                        \
-         {}, nullptr, Extend::at_rate, false, false, metric::column("fetch_s", 10, 3), "{:.9g}", "")                \
-  /* Σ preprocess + collate time (summed over workers: can exceed e2e with w > 1) */                                \
-  METRIC(preprocess_s, "s", metric::sum([](const BatchRecord& b, double) { return b.preprocess_s; }),              \
-         {}, nullptr, Extend::at_rate, false, false, metric::column("preprocess_s", 13, 3), "{:.9g}", "")           \
-  /* samples served from RAM / samples read (1 for in-RAM datasets) */                                             \
-  METRIC(cache_hit_ratio, "1",                                                                                    \
-         metric::sum([](const BatchRecord& b, double) { return static_cast<double>(b.cache_hits); }),              \
-         metric::sum([](const BatchRecord& b, double) { return static_cast<double>(b.cache_hits + b.cache_misses); }), \
-         nullptr, Extend::at_rate, false, false, metric::column("hit", 6, 3), "{:.6f}", "")                          \
-  /* bytes read from storage */                                                                                    \
-  METRIC(disk_bytes_read, "B", metric::sum([](const BatchRecord& b, double) { return b.disk_bytes; }),             \
-         {}, nullptr, Extend::at_rate, false, false, metric::column("disk_MB", 10, 1, 1e-6), "{:.0f}", "")          \
-  /* CPU work of the epoch / (cores x e2e); a window's CPU work grows with its batches */                           \
-  METRIC(cpu_util, "1", {}, {},                                                                                   \
-         [](const EpochStats& s, const EpochEnd& end) {                                                           \
-           const EpochRecord& e = end.epoch;                                                                        \
-           const double busy = end.extended ? e.cpu_busy_core_s * end.work_scale : e.cpu_busy_core_s;            \
-           return s.e2e_s > 0 ? busy / (e.cpu_cores * s.e2e_s) : 0.0;                                              \
-         },                                                                                                        \
-         Extend::recomputed, false, false, metric::column("cpu%", 5, 0, 100), "{:.6f}", "")                         \
-  /* GPU busy time / e2e */                                                                                        \
-  METRIC(gpu_util, "1", metric::sum([](const BatchRecord& b, double) { return b.gpu_busy_s; }),                    \
-         metric::latest([](const BatchRecord& b, double start) { return b.compute_end_s - start; }),               \
-         nullptr, Extend::at_rate, false, false, metric::column("gpu%", 5, 0, 100), "{:.6f}", "")                   \
-  /* mini-batches in the epoch (all of them when a window was simulated) */                                        \
-  METRIC(batches, "1", {}, {},                                                                                    \
-         [](const EpochStats&, const EpochEnd& end) { return static_cast<double>(end.epoch.batches_in_epoch); },   \
-         Extend::recomputed, false, true, metric::column("batches", 8, 0), "{}", "")                               \
-  /* Σ power x dt over every part of the device */                                                                 \
-  METRIC(energy_j, "J", metric::latest([](const BatchRecord& b, double) { return b.energy_j; }), {},               \
-         [](const EpochStats& s, const EpochEnd& end) { return end.extended ? s.energy_j : end.epoch.energy_j; },  \
-         Extend::at_rate, true, false, metric::column("energy_J", 10, 1), "{:.9g}", "{:.6g}")                      \
-  /* idle power at the operating point x e2e */                                                                    \
-  METRIC(base_energy_j, "J", {}, {},                                                                              \
-         [](const EpochStats& s, const EpochEnd& end) {                                                           \
-           const EpochRecord& e = end.epoch;                                                                        \
-           return end.extended ? metric::share(e.base_energy_j, e.end_s - e.start_s) * s.e2e_s : e.base_energy_j; \
-         },                                                                                                        \
-         Extend::recomputed, true, false, metric::column("base_J", 10, 1), "{:.9g}", "{:.6g}")                     \
-  /* what training adds on top of the base */                                                                      \
-  METRIC(incremental_energy_j, "J", {}, {},                                                                       \
-         [](const EpochStats& s, const EpochEnd&) { return s.energy_j - s.base_energy_j; },                        \
-         Extend::recomputed, true, false, metric::no_column(), "{:.9g}", "{:.6g}")                                 \
-  /* energy / e2e */                                                                                               \
+#define EDGETWIN_EPOCH_METRICS(METRIC)                                                                                      \
+  /* first index handed out (iterator created) to the end of the last step */                                               \
+  METRIC(e2e_s, "s", metric::latest([](const BatchRecord& b, double start) { return b.compute_end_s - start; }),            \
+         {}, nullptr, Extend::at_rate, false, false, metric::column("e2e_s", 10, 3),                                        \
+         "{:.9g}", "{:.6g}", Valid::non_negative)                                                                           \
+  /* Σ (batch on the device - trainer began waiting); host-to-device copy included, as the study's fetch */                 \
+  METRIC(stall_s, "s", metric::sum([](const BatchRecord& b, double) { return b.on_device_s - b.trainer_idle_since_s; }),    \
+         {}, nullptr, Extend::at_rate, false, false, metric::column("stall_s", 10, 3),                                      \
+         "{:.9g}", "{:.6g}", Valid::non_negative)                                                                           \
+  /* Σ (step end - batch on the device); e2e = stall + compute */                                                           \
+  METRIC(compute_s, "s", metric::sum([](const BatchRecord& b, double) { return b.compute_end_s - b.on_device_s; }),         \
+         {}, nullptr, Extend::at_rate, false, false, metric::column("compute_s", 10, 3),                                    \
+         "{:.9g}", "{:.6g}", Valid::non_negative)                                                                           \
+  /* Σ I/O time + the fetch share of the loader's CPU time */                                                               \
+  METRIC(fetch_s, "s", metric::sum([](const BatchRecord& b, double) { return b.fetch_s; }),                                 \
+         {}, nullptr, Extend::at_rate, false, false, metric::column("fetch_s", 10, 3),                                      \
+         "{:.9g}", "", Valid::non_negative)                                                                                 \
+  /* Σ preprocess + collate time (summed over workers: can exceed e2e with w > 1) */                                        \
+  METRIC(preprocess_s, "s", metric::sum([](const BatchRecord& b, double) { return b.preprocess_s; }),                       \
+         {}, nullptr, Extend::at_rate, false, false, metric::column("preprocess_s", 13, 3),                                 \
+         "{:.9g}", "", Valid::non_negative)                                                                                 \
+  /* samples served from RAM / samples read (1 for in-RAM datasets) */                                                      \
+  METRIC(cache_hit_ratio, "1",                                                                                              \
+         metric::sum([](const BatchRecord& b, double) { return static_cast<double>(b.cache_hits); }),                       \
+         metric::sum([](const BatchRecord& b, double) { return static_cast<double>(b.cache_hits + b.cache_misses); }),      \
+         nullptr, Extend::at_rate, false, false, metric::column("hit", 6, 3), "{:.6f}", "", Valid::share)                   \
+  /* bytes read from storage */                                                                                             \
+  METRIC(disk_bytes_read, "B", metric::sum([](const BatchRecord& b, double) { return b.disk_bytes; }),                      \
+         {}, nullptr, Extend::at_rate, false, false, metric::column("disk_MB", 10, 1, 1e-6),                                \
+         "{:.0f}", "", Valid::non_negative)                                                                                 \
+  /* CPU work of the epoch / (cores x e2e); a window's extends at its rate, as e2e does */                                  \
+  METRIC(cpu_util, "1", metric::latest([](const BatchRecord& b, double) { return b.cpu_busy_core_s; }),                     \
+         metric::latest([](const BatchRecord& b, double start) { return b.cpu_cores * (b.compute_end_s - start); }),       \
+         nullptr, Extend::at_rate, false, false, metric::column("cpu%", 5, 0, 100), "{:.6f}", "", Valid::share)              \
+  /* GPU busy time / e2e */                                                                                                 \
+  METRIC(gpu_util, "1", metric::sum([](const BatchRecord& b, double) { return b.gpu_busy_s; }),                             \
+         metric::latest([](const BatchRecord& b, double start) { return b.compute_end_s - start; }),                        \
+         nullptr, Extend::at_rate, false, false, metric::column("gpu%", 5, 0, 100), "{:.6f}", "", Valid::share)             \
+  /* mini-batches in the epoch (all of them when a window was simulated) */                                                 \
+  METRIC(batches, "1", {}, {},                                                                                              \
+         [](const EpochStats&, const EpochEnd& end) { return static_cast<double>(end.epoch.batches_in_epoch); },            \
+         Extend::recomputed, false, true, metric::column("batches", 8, 0), "{}", "", Valid::non_negative)                   \
+  /* Σ power x dt over every part of the device */                                                                          \
+  METRIC(energy_j, "J", metric::latest([](const BatchRecord& b, double) { return b.energy_j; }), {},                        \
+         [](const EpochStats& s, const EpochEnd& end) { return end.extended ? s.energy_j : end.epoch.energy_j; },           \
+         Extend::at_rate, true, false, metric::column("energy_J", 10, 1), "{:.9g}", "{:.6g}", Valid::non_negative)          \
+  /* idle power at the operating point x e2e */                                                                             \
+  METRIC(base_energy_j, "J", {}, {},                                                                                        \
+         [](const EpochStats& s, const EpochEnd& end) {                                                                     \
+           const EpochRecord& e = end.epoch;                                                                                \
+           return end.extended ? metric::share(e.base_energy_j, e.end_s - e.start_s) * s.e2e_s : e.base_energy_j;           \
+         },                                                                                                                 \
+         Extend::recomputed, true, false, metric::column("base_J", 10, 1), "{:.9g}", "{:.6g}", Valid::non_negative)         \
+  /* what training adds on top of the base */                                                                               \
+  METRIC(incremental_energy_j, "J", {}, {},                                                                                 \
+         [](const EpochStats& s, const EpochEnd&) { return s.energy_j - s.base_energy_j; },                                 \
+         Extend::recomputed, true, false, metric::no_column(), "{:.9g}", "{:.6g}", Valid::non_negative)                     \
+  /* energy / e2e */                                                                                                        \
   METRIC(avg_power_w, "W", {}, {}, [](const EpochStats& s, const EpochEnd&) { return metric::share(s.energy_j, s.e2e_s); }, \
-         Extend::recomputed, true, false, metric::column("avg_W", 7, 2), "{:.9g}", "{:.5g}")                       \
-  /* highest ~1 s average power (the study's jtop samples about once a second) */                                  \
-  METRIC(peak_power_w, "W", {}, {}, [](const EpochStats&, const EpochEnd& end) { return end.epoch.peak_power_w; }, \
-         Extend::as_window, true, false, metric::column("peak_W", 7, 2), "{:.9g}", "{:.5g}")                      \
-  /* Σ time in transfers over the accelerators' link (scatter, gradient all-reduce); 0 without a link */           \
-  METRIC(link_s, "s", metric::sum([](const BatchRecord& b, double) { return b.link_s; }),                          \
-         {}, nullptr, Extend::at_rate, false, false, metric::no_column(), "{:.9g}", "")
+         Extend::recomputed, true, false, metric::column("avg_W", 7, 2), "{:.9g}", "{:.5g}", Valid::non_negative)           \
+  /* highest ~1 s average power (the study's jtop samples about once a second) */                                           \
+  METRIC(peak_power_w, "W", {}, {}, [](const EpochStats&, const EpochEnd& end) { return end.epoch.peak_power_w; },          \
+         Extend::as_window, true, false, metric::column("peak_W", 7, 2), "{:.9g}", "{:.5g}", Valid::non_negative)           \
+  /* Σ time in transfers over the accelerators' link (scatter, gradient all-reduce); 0 without a link */                    \
+  METRIC(link_s, "s", metric::sum([](const BatchRecord& b, double) { return b.link_s; }),                                   \
+         {}, nullptr, Extend::at_rate, false, false, metric::no_column(), "{:.9g}", "", Valid::non_negative)
 // clang-format on
 
 // One epoch's figures. Trivially copyable: child processes send them back as bytes.
@@ -162,6 +169,10 @@ struct EpochStats {
 
 // Every figure, in the order the writers print them.
 std::span<const MetricSpec> epoch_metrics();
+
+// Every figure of an epoch that breaks its Valid, one line each ("gpu_util = 1.3, outside
+// [0, 1]"); empty when all hold. Rounding is allowed a relative 1e-9.
+std::string check_figures(const EpochStats& stats);
 
 // The figure's value, or nothing when it needs power data the device lacks.
 bool has_value(const MetricSpec& metric, const EpochStats& stats);

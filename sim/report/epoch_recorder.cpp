@@ -1,6 +1,7 @@
 #include "sim/report/epoch_recorder.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 namespace edgetwin {
@@ -35,6 +36,9 @@ void EpochRecorder::on_epoch_start(const EpochStart& start) {
   samples_ = 0;
   const std::int64_t window = start.batches_planned;
   const bool extended = window < start.batches_in_epoch && window >= 4;
+  windowed_ = window < start.batches_in_epoch;
+  cycle_ = start.batches_per_cycle;
+  cycles_.clear();
   // Whole loader cycles: with w workers the pipeline repeats every w batches (batch i goes to
   // worker i mod w), so a span of a fraction of a cycle would weigh some workers' batches twice.
   const std::int64_t cycle = start.batches_per_cycle;
@@ -50,6 +54,7 @@ void EpochRecorder::on_batch_done(const BatchRecord& batch) {
     else terms_[t.slot] = value;
   }
   samples_ += static_cast<std::int64_t>(batch.samples.size());
+  if (windowed_ && (batch.index + 1) % cycle_ == 0) cycles_.push_back({batch.index + 1, samples_, terms_});
   if (batch.index + 1 == from_) {
     at_from_ = terms_;
     samples_at_from_ = samples_;
@@ -60,7 +65,22 @@ void EpochRecorder::on_batch_done(const BatchRecord& batch) {
   }
 }
 
+const std::vector<EpochStats>& EpochRecorder::epochs() const {
+  if (!broken_figures_.empty()) {
+    throw std::logic_error("internal error: the model produced figures that cannot be (please report it):\n" +
+                           broken_figures_);
+  }
+  return epochs_;
+}
+
+// Checked here, reported by epochs(): this runs inside the engine, where nothing may throw.
 void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
+  if (epoch.steady_to > 0) use_steady_span(epoch.steady_from, epoch.steady_to);
+  record(epoch);
+  broken_figures_ += check_figures(epochs_.back());
+}
+
+void EpochRecorder::record(const EpochRecord& epoch) {
   if (from_ < 0) {
     epochs_.push_back(finish(epoch, terms_, false, 1.0));
     return;
@@ -70,6 +90,22 @@ void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
   Terms extended{};
   for (std::size_t i = 0; i < extended.size(); ++i) extended[i] = terms_[i] + factor * (at_to_[i] - at_from_[i]);
   epochs_.push_back(finish(epoch, extended, true, static_cast<double>(samples_in_epoch_) / static_cast<double>(samples_)));
+}
+
+// A window that ended once steady: its span is the pipeline's, the snapshots at its ends.
+void EpochRecorder::use_steady_span(std::int64_t from, std::int64_t to) {
+  for (const Snapshot& c : cycles_) {
+    if (c.batches == from) {
+      at_from_ = c.terms;
+      samples_at_from_ = c.samples;
+    }
+    if (c.batches == to) {
+      at_to_ = c.terms;
+      samples_at_to_ = c.samples;
+    }
+  }
+  from_ = from;
+  to_ = to;
 }
 
 EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const {

@@ -14,12 +14,15 @@
 // for its samples); derived figures are computed from the extended terms. The start-up and
 // the tail must each fit in a quarter of the window: the sweep makes W at least
 // 4 x (prefetch depth + 1).
+// A window that ended as soon as the pipeline was steady (RunConfig::steady_window) is
+// extended at its rate over the steady span the pipeline found instead of the middle half.
 // With W >= N (or W < 4) the figures are those of the simulated batches. docs/performance.md
 // measures the extension's error.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/model/pipeline_observer.hpp"
@@ -32,15 +35,28 @@ class EpochRecorder : public PipelineObserver {
   void on_epoch_start(const EpochStart& start) override;
   void on_batch_done(const BatchRecord& batch) override;
   void on_epoch_end(const EpochRecord& epoch) override;
-  const std::vector<EpochStats>& epochs() const { return epochs_; }
+  // The epochs so far; throws std::logic_error when a figure broke its Valid
+  // (sim/report/epoch_metrics.hpp): a defect of the model, never to be printed.
+  const std::vector<EpochStats>& epochs() const;
 
  private:
   // Two accrued terms per figure (a ratio's numerator and denominator).
   using Terms = std::array<double, 2 * 32>;
 
+  void record(const EpochRecord& epoch);
   EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
+  void use_steady_span(std::int64_t from, std::int64_t to);
 
   double epoch_start_s_ = 0;
+  // Terms and samples after each whole loader cycle, for a window that ends once steady.
+  struct Snapshot {
+    std::int64_t batches = 0;
+    std::int64_t samples = 0;
+    Terms terms{};
+  };
+  std::vector<Snapshot> cycles_;
+  std::int64_t cycle_ = 1;
+  bool windowed_ = false;
   std::int64_t from_ = -1;  // the window's middle half, [from_, to_) in batches; -1: not extended
   std::int64_t to_ = -1;
   std::int64_t samples_in_epoch_ = 0;
@@ -51,6 +67,7 @@ class EpochRecorder : public PipelineObserver {
   Terms at_from_{};
   Terms at_to_{};
   std::vector<EpochStats> epochs_;
+  std::string broken_figures_;  // check_figures of every epoch; thrown by epochs()
 };
 
 }  // namespace edgetwin

@@ -1,14 +1,17 @@
 // Writes one CSV row per batch (--trace FILE): when each batch was handed out, started,
 // ready, consumed, on the device and done, in simulated seconds.
 //
-// Contract: rows go to FILE.partial; commit() renames it to FILE. If the run fails or
-// commit() is never called, the destructor removes the partial file: no half-written
-// output is ever left behind.
+// Contract: rows go to a temporary file beside FILE (sim/app/output_file.hpp); commit()
+// renames it to FILE once every row is written, or throws OutputError naming FILE and the
+// system's reason (a full disk). Rows never throw: a failed write is kept and reported by
+// commit(), since the rows are written from inside the simulation. If the run fails or
+// commit() is never called, nothing is left behind.
 #pragma once
 
-#include <cstdio>
 #include <filesystem>
+#include <string>
 
+#include "sim/app/output_file.hpp"
 #include "sim/model/pipeline_observer.hpp"
 
 namespace edgetwin {
@@ -16,18 +19,14 @@ namespace edgetwin {
 class TraceWriter : public PipelineObserver {
  public:
   explicit TraceWriter(std::filesystem::path path);
-  ~TraceWriter() override;
-  TraceWriter(const TraceWriter&) = delete;
-  TraceWriter& operator=(const TraceWriter&) = delete;
 
   void on_batch_done(const BatchRecord& batch) override;
   void on_epoch_end(const EpochRecord& /*epoch*/) override {}
   void commit();
 
  private:
-  std::filesystem::path path_;
-  std::filesystem::path partial_;
-  std::FILE* file_ = nullptr;
+  OutputFile file_;
+  std::string row_;
 };
 
 }  // namespace edgetwin

@@ -29,4 +29,5 @@ edgetwin_add_test(calibrate_import_test
   SOURCES
     ${EDGETWIN_IO_TEST_DIR}/import_trace_test.cpp
     ${EDGETWIN_IO_TEST_DIR}/import_study_test.cpp
+    ${EDGETWIN_IO_TEST_DIR}/import_bounds_test.cpp
   LIBS edgetwin_import edgetwin_profile_writer edgetwin_config)

@@ -17,12 +17,14 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <regex>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/calibrate/training_test_support.hpp"
+#include "tests/support/killable_process.hpp"
 
 namespace edgetwin::calibrate {
 namespace {
@@ -408,6 +410,45 @@ TEST_F(CalibrateE2E, ImportDelegatesToTheImportLibrary) {
                              " --sequential --out " + quoted(profile));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(test_support::read_text(profile).find("edgetwin-calibrate import of"), std::string::npos);
+}
+
+
+// A calibration killed at a random point by SIGINT, SIGTERM or SIGKILL: no process of it is
+// left, the profile is absent or whole (every section, written by a rename), SIGINT and SIGTERM
+// exit 130 and 143 without a temporary file, and a run after SIGKILL removes what was left.
+TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
+  const fs::path out = dir_->path() / "killed";
+  const std::vector<std::string> args{EDGETWIN_CALIBRATE_BIN, "run", "--workload", workload_.string(), "--dataset",
+                                      (dir_->path() / "mnist").string(), "--quick", "--device-name", "host-e2e",
+                                      "--out", (out / "profile.toml").string()};
+  const auto [reference, seconds] = test_support::run_to_end(args, "calibrate-reference");
+  ASSERT_EQ(reference, "exit 0");
+  const auto leftovers = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(out))
+      if (e.path().filename() != "profile.toml") names.push_back(e.path().filename().string());
+    return names;
+  };
+  std::mt19937 rng(20260102);
+  std::uniform_real_distribution<double> when(0.3 * seconds, 1.1 * seconds);
+  for (const int signal : {SIGINT, SIGTERM, SIGKILL}) {
+    fs::remove_all(out);
+    const std::string tag = "calibrate-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
+    const auto killed = test_support::kill_after(args, tag, signal, when(rng));
+    if (signal != SIGKILL) EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    EXPECT_TRUE(test_support::none_left(tag)) << killed.where;
+    if (fs::exists(out / "profile.toml")) {
+      const std::string text = test_support::read_text(out / "profile.toml");
+      for (const char* section : {"[profile]", "[costs]", "[provenance]"}) {
+        EXPECT_NE(text.find(section), std::string::npos) << killed.where;
+      }
+    }
+    if (signal != SIGKILL && fs::exists(out)) EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;
+    if (signal == SIGKILL) {
+      EXPECT_EQ(test_support::run_to_end(args, tag + "-rerun").first, "exit 0") << killed.where;
+      EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;
+    }
+  }
 }
 
 }  // namespace

@@ -124,7 +124,10 @@ TEST_F(RunValidator, AcceleratorsWithinTheDevicesCount) {
   run.accelerators = 3;
   EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected 1 to 2 (the accelerators board has), got 3"));
   run.accelerators = 0;
-  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected 1 to 2 (the accelerators board has), got 0"));
+  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected a positive integer (accelerators), got 0"));
+  run.accelerators = 5000;  // beyond the unit's physical range (sim/config/physical_range.cpp)
+  EXPECT_THAT(errors_of(run), ElementsAre("--accelerators: expected a positive integer (accelerators) of at most 1024 "
+                                          "(the accelerators of one machine), got 5000"));
 }
 
 TEST_F(RunValidator, AcceleratorsOnACpuOnlyDevice) {

@@ -11,34 +11,6 @@
 namespace edgetwin::test {
 namespace {
 
-// Sizes of the batches of one epoch.
-std::vector<int> batch_sizes(std::int64_t samples, int batch_size, bool drop_last = false) {
-  std::vector<int> sizes(static_cast<std::size_t>(samples / batch_size), batch_size);
-  if (!drop_last && samples % batch_size != 0) sizes.push_back(static_cast<int>(samples % batch_size));
-  return sizes;
-}
-
-double load_s(const WorkloadSpec& w, int n) {
-  return n * (w.costs.fetch_cpu_s_per_sample + w.costs.preprocess_cpu_s_per_sample + w.costs.collate_cpu_s_per_sample);
-}
-
-double h2d_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
-  return d.gpu ? n * w.dataset.input_bytes_per_sample / d.memory.bandwidth_bytes_per_s : 0.0;
-}
-
-double step_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
-  return d.gpu ? std::max(w.costs.compute.at(n), w.costs.launch_cpu_s_per_batch) : w.costs.compute.at(n);
-}
-
-// num_workers = 0: the trainer loads, copies and steps each batch in turn, nothing overlaps
-// and nothing competes, so the epoch is the plain sum of those times (all costs are at the
-// device's own clock, 1 GHz).
-double expected_sequential_epoch_s(const DeviceSpec& d, const WorkloadSpec& w, int batch_size) {
-  double total = 0;
-  for (const int n : batch_sizes(w.dataset.samples, batch_size)) total += load_s(w, n) + h2d_s(d, w, n) + step_s(d, w, n);
-  return total;
-}
-
 // Compute-bound with workers and spare cores: the trainer waits only for the first batch
 // (worker start-up, then one load) and for each host-to-device copy, which the study counts
 // as fetch; every later batch is ready before the previous step ends.
@@ -69,7 +41,7 @@ TEST(Pipeline, SequentialEpochIsTheSumOfFetchPreprocessAndCompute) {
   const auto r = simulate(device, workload, run_with(0, 2, 16, 2));
   expect_clean(r);
   ASSERT_EQ(r.epochs.size(), 2u);
-  const double expected = expected_sequential_epoch_s(device, workload, 16);
+  const double expected = sequential_epoch_s(device, workload, 16);
   for (const auto& e : r.epochs) {
     EXPECT_NEAR(e.e2e_s, expected, 1e-9 * expected);
     EXPECT_EQ(e.batches, 63);
@@ -83,7 +55,7 @@ TEST(Pipeline, SequentialEpochOnACpuOnlyDevice) {
   const auto r = simulate(device, workload, run_with(0, 2, 16, 1));
   expect_clean(r);
   ASSERT_EQ(r.epochs.size(), 1u);
-  const double expected = expected_sequential_epoch_s(device, workload, 16);
+  const double expected = sequential_epoch_s(device, workload, 16);
   EXPECT_NEAR(r.epochs[0].e2e_s, expected, 1e-9 * expected);
   EXPECT_DOUBLE_EQ(r.epochs[0].gpu_util, 0.0);
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -114,6 +115,30 @@ WorkloadSpec file_workload(std::int64_t samples, int batch_size, double sample_b
   w.dataset.layout = DatasetLayout::file_per_sample;
   w.dataset.sample_bytes = sample_bytes;
   return w;
+}
+
+std::vector<int> batch_sizes(std::int64_t samples, int batch_size, bool drop_last) {
+  std::vector<int> sizes(static_cast<std::size_t>(samples / batch_size), batch_size);
+  if (!drop_last && samples % batch_size != 0) sizes.push_back(static_cast<int>(samples % batch_size));
+  return sizes;
+}
+
+double load_s(const WorkloadSpec& w, int n) {
+  return n * (w.costs.fetch_cpu_s_per_sample + w.costs.preprocess_cpu_s_per_sample + w.costs.collate_cpu_s_per_sample);
+}
+
+double h2d_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
+  return d.gpu ? n * w.dataset.input_bytes_per_sample / d.memory.bandwidth_bytes_per_s : 0.0;
+}
+
+double step_s(const DeviceSpec& d, const WorkloadSpec& w, int n) {
+  return d.gpu ? std::max(w.costs.compute.at(n), w.costs.launch_cpu_s_per_batch) : w.costs.compute.at(n);
+}
+
+double sequential_epoch_s(const DeviceSpec& d, const WorkloadSpec& w, int batch_size) {
+  double total = 0;
+  for (const int n : batch_sizes(w.dataset.samples, batch_size)) total += load_s(w, n) + h2d_s(d, w, n) + step_s(d, w, n);
+  return total;
 }
 
 RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs) {

@@ -36,6 +36,15 @@ RunResult simulate(const DeviceSpec& device, const WorkloadSpec& workload, const
 
 RunConfig run_with(int workers, int prefetch_factor, int batch_size, int epochs);
 
+// Closed-form oracles of the pipeline on these devices (all costs at the device's own 1 GHz).
+std::vector<int> batch_sizes(std::int64_t samples, int batch_size, bool drop_last = false);  // of one epoch
+double load_s(const WorkloadSpec& w, int n);                          // fetch + preprocess + collate of n samples
+double h2d_s(const DeviceSpec& d, const WorkloadSpec& w, int n);      // host-to-device copy (0 without GPU)
+double step_s(const DeviceSpec& d, const WorkloadSpec& w, int n);     // the step: GPU and launch work together
+// num_workers = 0: the trainer loads, copies and steps each batch in turn, nothing overlaps
+// and nothing competes, so the epoch is the plain sum of those times.
+double sequential_epoch_s(const DeviceSpec& d, const WorkloadSpec& w, int batch_size);
+
 // Several members in one engine (one child process); one result per member, in order.
 struct Member {
   DeviceSpec device;

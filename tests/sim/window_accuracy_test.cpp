@@ -88,7 +88,7 @@ TEST(WindowExtension, RandomConfigurationsStayWithinTheDocumentedBounds) {
       const double energy = relative(approx[i].stats.energy_j, exact[i].stats.energy_j);
       const double hit = exact[i].stats.cache_hit_ratio;
       EXPECT_LE(e2e, hit > 0 && hit < 1 ? kE2eBoundUnderCachePressure : kE2eBound) << where << ", hit ratio " << hit;
-      EXPECT_LE(energy, kEnergyBound) << where;
+      EXPECT_LE(energy, kEnergyBound) << where << ", hit ratio " << hit;
       worst_e2e = std::max(worst_e2e, e2e);
       worst_energy = std::max(worst_energy, energy);
       ++compared;

@@ -70,7 +70,7 @@ TEST(ValidationReport, PlotScriptDrawsTheDiagonalAndEveryPoint) {
   const auto report = small_report();
   const std::string data = plot_data(report.points);
   EXPECT_EQ(std::count(data.begin(), data.end(), '\n'), 5);  // comment + 4 points
-  const std::string script = plot_script("d.dat", "p.png", "t", 5.0);
+  const std::string script = figure_script(report_figure(report.points, "t"), "p.png");
   EXPECT_NE(script.find("plot x title 'y = x'"), std::string::npos);
   EXPECT_NE(script.find("pngcairo"), std::string::npos);
 }

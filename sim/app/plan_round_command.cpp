@@ -1,0 +1,117 @@
+#include "sim/app/plan_round_command.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/app/catalogue.hpp"
+#include "sim/app/gnuplot.hpp"
+#include "sim/app/output_file.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/fleet_loader.hpp"
+#include "sim/config/option_checks.hpp"
+#include "sim/plan/plan_report.hpp"
+
+namespace edgetwin {
+
+void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
+  auto* cmd = app.add_subcommand("plan-round",
+                                 "Plan a federated round: each device's power mode (and loader settings) to meet the "
+                                 "deadline within its energy budget, verified with network contention");
+  cmd->add_option("--fleet", o.fleet, "Fleet: a shipped name (see fleets/) or a TOML file")->required();
+  cmd->add_option("--objective", o.objective,
+                  "energy (least energy, every device meets the deadline), time (earliest round end) or balanced "
+                  "(finish times as equal as possible, least energy)")
+      ->check(CLI::IsMember({"energy", "time", "balanced"}))
+      ->capture_default_str();
+  cmd->add_option("--deadline", o.deadline_s, "Round deadline in seconds (default: the fleet file's)");
+  cmd->add_option("--rounds", o.rounds, "Rounds to simulate (default: the fleet file's)");
+  auto* json = cmd->add_flag("--json", o.json, "Write the whole report as JSON instead of a table");
+  cmd->add_flag("--csv", o.csv, "Write one CSV row per device and round instead of a table")->excludes(json);
+  cmd->add_option("--gantt", o.gantt, "Draw round 1 as a Gantt chart (PNG or SVG, by extension)");
+  cmd->add_option("--client-configs", o.client_configs,
+                  "Write each device's plan as JSON for its FL client into this directory (docs/federated.md)");
+  cmd->add_option("--frontier", o.frontier_points, "Deadlines on the energy-deadline frontier")->capture_default_str();
+  cmd->add_option("--jobs", o.chunks.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_flag("--single-engine", o.single_engine,
+                "Simulate the rounds with every device's pipeline in the round engine instead of replaying its "
+                "training simulated alone (the same rounds, slower)");
+}
+
+namespace {
+
+Objective objective_of(const std::string& name) {
+  if (name == "time") return Objective::time;
+  if (name == "balanced") return Objective::balanced;
+  return Objective::energy;
+}
+
+FleetSpec load_with_overrides(const PlanRoundOptions& o) {
+  FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet));
+  std::vector<Diagnostic> problems;
+  if (o.deadline_s) {
+    check_number_option(problems, "--deadline", *o.deadline_s, Bound::positive, "s");
+    spec.round.deadline_s = *o.deadline_s;
+  }
+  if (o.rounds) {
+    check_count_option(problems, "--rounds", *o.rounds, Bound::positive, "rounds");
+    spec.round.rounds = *o.rounds;
+  }
+  check_count_option(problems, "--frontier", o.frontier_points, Bound::positive, "deadlines");
+  check_count_option(problems, "--jobs", o.chunks.jobs, Bound::positive, "processes");
+  if (!o.gantt.empty())
+    if (auto problem = output_target_problem(o.gantt, "--gantt")) problems.push_back(std::move(*problem));
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  return spec;
+}
+
+// Every file is written under a temp name first; a failure leaves none of them.
+void write_client_configs(const std::string& dir, const PlanReport& report) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> written;
+  try {
+    for (const auto& [name, text] : client_configs(report)) {
+      const auto path = (std::filesystem::path(dir) / name).string();
+      write_output_file(path, text);
+      written.push_back(path);
+    }
+  } catch (...) {
+    std::error_code ignored;
+    for (const auto& path : written) std::filesystem::remove(path, ignored);
+    throw;
+  }
+}
+
+constexpr std::size_t kGanttDeviceRows = 60;
+
+bool everyone_fits(const PlanReport& report) {
+  for (std::size_t d = 0; d < report.plan->devices.size(); ++d)
+    if (!report.plan->devices[d].meets_alone || report.over_round_budget[d] || report.over_day_budget[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+int run_plan_round(const PlanRoundOptions& o) {
+  const FleetInstance fleet = instantiate_fleet(load_with_overrides(o));
+  const CandidateTable table(fleet, o.chunks);
+  PlannerSettings settings;
+  settings.frontier_points = o.frontier_points;
+  settings.chunks = o.chunks;
+  settings.single_engine = o.single_engine;
+  const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
+  const PlanReport report = build_plan_report(fleet, table, plan);
+  if (!o.gantt.empty()) {
+    const GanttScript script = gantt_script(report, o.gantt.ends_with(".svg"), kGanttDeviceRows);
+    draw_figure(o.gantt, {script.terminal, gantt_data(report, kGanttDeviceRows), script.commands});
+  }
+  if (!o.client_configs.empty()) write_client_configs(o.client_configs, report);
+  if (o.json) write_plan_json(std::cout, report);
+  else if (o.csv) write_plan_csv(std::cout, report);
+  else write_plan_table(std::cout, report);
+  return everyone_fits(report) ? 0 : 2;
+}
+
+}  // namespace edgetwin

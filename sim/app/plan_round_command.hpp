@@ -1,0 +1,39 @@
+// `edgetwin plan-round`: capacity planning for federated rounds on a fleet file.
+//
+// Contract: the fleet, its devices, workload, networks and traces are loaded and validated
+// before anything is simulated (ConfigError: exit 2, no output file left behind); then every
+// device's configurations are simulated alone, the plan is chosen and verified in the round
+// simulation (sim/plan/round_planner.hpp) and reported. Output files are whole or absent.
+// Exit code 2 when some device cannot meet the deadline in any configuration or goes over an
+// energy budget (the report says which), 0 otherwise.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/app/member_chunks.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace edgetwin {
+
+struct PlanRoundOptions {
+  std::string fleet;
+  std::string objective = "energy";
+  std::optional<double> deadline_s;
+  std::optional<int> rounds;
+  bool json = false;
+  bool csv = false;
+  std::string gantt;
+  std::string client_configs;
+  int frontier_points = 8;
+  bool single_engine = false;
+  ChunkSettings chunks;
+};
+
+void add_plan_round_command(CLI::App& app, PlanRoundOptions& options);
+int run_plan_round(const PlanRoundOptions& options);
+
+}  // namespace edgetwin

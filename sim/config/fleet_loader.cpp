@@ -1,0 +1,290 @@
+#include "sim/config/fleet_loader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "sim/config/toml_reader.hpp"
+
+namespace edgetwin {
+namespace {
+
+constexpr std::array<std::string_view, 2> kSelections{"random", "all"};
+constexpr std::array<std::string_view, 3> kIdleStates{"dvfs-on", "dvfs-off", "suspend"};
+constexpr std::array<std::string_view, 3> kDistributions{"fixed", "uniform", "lognormal"};
+constexpr std::array<std::string_view, 1> kAvailabilityWords{"always"};
+
+// The five figures of a network class under `table` (an inline [network.<name>] or a file's
+// [network]).
+void read_network_rates(TomlReader& reader, const std::string& table, NetworkSpec& net) {
+  reader.read_number(table + ".uplink_bytes_per_s", net.uplink_bytes_per_s, Presence::required, Bound::positive, "bytes/s");
+  reader.read_number(table + ".downlink_bytes_per_s", net.downlink_bytes_per_s, Presence::required, Bound::positive,
+                     "bytes/s");
+  reader.read_number(table + ".latency_s", net.latency_s, Presence::required, Bound::non_negative, "s");
+  reader.read_number(table + ".radio_tx_power_w", net.radio_tx_power_w, Presence::required, Bound::non_negative, "W");
+  reader.read_number(table + ".radio_rx_power_w", net.radio_rx_power_w, Presence::required, Bound::non_negative, "W");
+}
+
+void read_identity(TomlReader& reader, FleetSpec& fleet) {
+  reader.read_string("fleet.name", fleet.name, Presence::required);
+  reader.read_string("fleet.description", fleet.description, Presence::optional);
+  std::int64_t seed = static_cast<std::int64_t>(fleet.seed);
+  if (reader.read_count("fleet.seed", seed, Presence::optional, Bound::non_negative, ""))
+    fleet.seed = static_cast<std::uint64_t>(seed);
+}
+
+void read_round(TomlReader& reader, RoundSpec& round) {
+  reader.read_string("round.workload", round.workload, Presence::required);
+  const bool steps = reader.contains("round.local_steps");
+  if (steps && reader.contains("round.local_epochs")) {
+    reader.add_error("round.local_steps", "give either local_epochs or local_steps, not both");
+  }
+  if (steps) {
+    round.local_epochs = 0;
+    reader.read_count("round.local_steps", round.local_steps, Presence::required, Bound::positive, "steps");
+  } else {
+    reader.read_count("round.local_epochs", round.local_epochs, Presence::optional, Bound::positive, "epochs");
+  }
+  double bytes = 0;
+  if (reader.contains("round.download_bytes") &&
+      reader.read_number("round.download_bytes", bytes, Presence::optional, Bound::positive, "bytes"))
+    round.download_bytes = bytes;
+  if (reader.contains("round.upload_bytes") &&
+      reader.read_number("round.upload_bytes", bytes, Presence::optional, Bound::positive, "bytes"))
+    round.upload_bytes = bytes;
+  reader.read_count("round.clients_per_round", round.clients_per_round, Presence::required, Bound::positive, "clients");
+  if (reader.read_number("round.over_commitment", round.over_commitment, Presence::optional, Bound::positive, "")) {
+    if (round.over_commitment < 1)
+      reader.add_error("round.over_commitment",
+                       fmt::format("expected at least 1 (select ceil(f x K) clients), got {}", round.over_commitment));
+  }
+  reader.read_number("round.deadline_s", round.deadline_s, Presence::required, Bound::positive, "s");
+  reader.read_count("round.rounds", round.rounds, Presence::optional, Bound::positive, "rounds");
+  std::string selection = "random";
+  if (reader.read_choice("round.selection", selection, Presence::optional, kSelections))
+    round.selection = selection == "all" ? Selection::all : Selection::random;
+  reader.read_number("round.suspend_min_gap_s", round.suspend_min_gap_s, Presence::optional, Bound::non_negative, "s");
+}
+
+void read_server(TomlReader& reader, ServerSpec& server) {
+  if (!reader.has("server")) {
+    reader.add_error("server", "missing required table; expected [server] with ingress_bytes_per_s, egress_bytes_per_s, "
+                               "latency_s, aggregation_base_s, aggregation_s_per_update");
+    return;
+  }
+  reader.read_number("server.ingress_bytes_per_s", server.ingress_bytes_per_s, Presence::required, Bound::positive,
+                     "bytes/s");
+  reader.read_number("server.egress_bytes_per_s", server.egress_bytes_per_s, Presence::required, Bound::positive,
+                     "bytes/s");
+  reader.read_number("server.latency_s", server.latency_s, Presence::optional, Bound::non_negative, "s");
+  reader.read_number("server.aggregation_base_s", server.aggregation_base_s, Presence::optional, Bound::non_negative, "s");
+  reader.read_number("server.aggregation_s_per_update", server.aggregation_s_per_update, Presence::optional,
+                     Bound::non_negative, "s/update");
+  read_provenance(reader, "provenance.server", server.provenance);
+}
+
+// A count, or { choose = [a, b, ...] }: the candidates the planner picks from.
+void read_choice_list(TomlReader& reader, const std::string& key, std::vector<int>& out, Bound bound,
+                      std::string_view unit) {
+  if (!reader.contains(key)) return;
+  if (reader.contains(key + ".choose")) {
+    std::vector<std::int64_t> values;
+    if (reader.read_counts(key + ".choose", values, Presence::required, bound, unit)) {
+      if (values.empty()) reader.add_error(key + ".choose", "expected at least one value to choose from");
+      out.assign(values.begin(), values.end());
+      std::sort(out.begin(), out.end());
+      if (std::adjacent_find(out.begin(), out.end()) != out.end())
+        reader.add_error(key + ".choose", "expected each value once");
+    }
+    return;
+  }
+  int value = 0;
+  if (reader.read_count(key, value, Presence::required, bound, unit)) out = {value};
+}
+
+void read_samples(TomlReader& reader, const std::string& key, SampleDistribution& d) {
+  if (!reader.contains(key)) {
+    reader.add_error(key, "missing required key; expected a number of samples, or { distribution = \"uniform\", "
+                          "min = A, max = B }, or { distribution = \"lognormal\", median = M, sigma = S }");
+    return;
+  }
+  if (!reader.contains(key + ".distribution")) {
+    d.kind = SampleDistribution::Kind::fixed;
+    reader.read_count(key, d.samples, Presence::required, Bound::positive, "samples");
+    return;
+  }
+  std::string kind;
+  if (!reader.read_choice(key + ".distribution", kind, Presence::required, kDistributions)) return;
+  if (kind == "fixed") {
+    d.kind = SampleDistribution::Kind::fixed;
+    reader.read_count(key + ".samples", d.samples, Presence::required, Bound::positive, "samples");
+  } else if (kind == "uniform") {
+    d.kind = SampleDistribution::Kind::uniform;
+    const bool lo = reader.read_count(key + ".min", d.min, Presence::required, Bound::positive, "samples");
+    const bool hi = reader.read_count(key + ".max", d.max, Presence::required, Bound::positive, "samples");
+    if (lo && hi && d.max < d.min)
+      reader.add_error(key + ".max", fmt::format("expected at least min ({}), got {}", d.min, d.max));
+  } else {
+    d.kind = SampleDistribution::Kind::lognormal;
+    reader.read_number(key + ".median", d.median, Presence::required, Bound::positive, "samples");
+    reader.read_number(key + ".sigma", d.sigma, Presence::required, Bound::non_negative, "");
+  }
+}
+
+void read_availability(TomlReader& reader, const std::string& key, AvailabilitySpec& a) {
+  if (!reader.contains(key)) return;
+  if (reader.contains(key + ".probability")) {
+    a.kind = AvailabilitySpec::Kind::probability;
+    reader.read_number(key + ".probability", a.probability, Presence::required, Bound::positive_fraction,
+                       "chance per round");
+  } else if (reader.contains(key + ".trace")) {
+    a.kind = AvailabilitySpec::Kind::trace;
+    reader.read_string(key + ".trace", a.trace_file, Presence::required);
+  } else {
+    std::string word;
+    if (reader.read_choice(key, word, Presence::required, kAvailabilityWords)) a.kind = AvailabilitySpec::Kind::always;
+  }
+}
+
+// "named", "all", or an array of mode names or ids, kept as the comma list sweeps take.
+void read_power_modes(TomlReader& reader, const std::string& key, std::string& out) {
+  if (!reader.is_array(key)) {
+    reader.read_string(key, out, Presence::optional);
+    return;
+  }
+  std::vector<std::string> names;
+  if (!reader.read_strings(key, names, Presence::required)) return;
+  if (names.empty()) {
+    reader.add_error(key, "expected at least one power mode");
+    return;
+  }
+  out.clear();
+  for (const auto& name : names) out += (out.empty() ? "" : ",") + name;
+}
+
+void read_budget(TomlReader& reader, const std::string& key, std::optional<double>& out) {
+  double value = 0;
+  if (reader.contains(key) && reader.read_number(key, value, Presence::optional, Bound::non_negative, "J")) out = value;
+}
+
+DeviceGroupSpec read_group(TomlReader& reader, const std::string& table) {
+  DeviceGroupSpec g;
+  g.key = table;
+  reader.read_string(table + ".name", g.name, Presence::required);
+  reader.read_string(table + ".device", g.device, Presence::required);
+  reader.read_string(table + ".profile", g.profile, Presence::optional);
+  reader.read_count(table + ".count", g.count, Presence::required, Bound::positive, "devices");
+  reader.read_string(table + ".storage", g.storage, Presence::optional);
+  read_samples(reader, table + ".samples", g.samples);
+  read_power_modes(reader, table + ".power_modes", g.power_modes);
+  read_choice_list(reader, table + ".workers", g.workers, Bound::non_negative, "worker processes");
+  read_choice_list(reader, table + ".batch_size", g.batch_sizes, Bound::positive, "samples");
+  read_budget(reader, table + ".energy_budget_j_per_round", g.energy_budget_j_per_round);
+  read_budget(reader, table + ".energy_budget_j_per_day", g.energy_budget_j_per_day);
+  reader.read_string(table + ".network", g.network, Presence::required);
+  read_availability(reader, table + ".availability", g.availability);
+  std::string idle = "dvfs-on";
+  if (reader.read_choice(table + ".idle", idle, Presence::optional, kIdleStates))
+    g.idle = idle == "suspend" ? IdleState::suspend : idle == "dvfs-off" ? IdleState::dvfs_off : IdleState::dvfs_on;
+  return g;
+}
+
+void read_groups(TomlReader& reader, FleetSpec& fleet) {
+  std::set<std::string> names;
+  for (const std::string& table : reader.table_array("group", Presence::required)) {
+    DeviceGroupSpec g = read_group(reader, table);
+    if (!g.name.empty() && !names.insert(g.name).second)
+      reader.add_error(table + ".name", fmt::format("group \"{}\" is defined twice", g.name));
+    fleet.groups.push_back(std::move(g));
+  }
+}
+
+// Inline [network.<name>] tables, then a file networks/<name>.toml for every other class a
+// group names.
+void read_networks(TomlReader& reader, FleetSpec& fleet, const std::filesystem::path& file) {
+  const auto inline_names = reader.table_names("network", Presence::optional);
+  for (const std::string& name : inline_names) {
+    NetworkSpec net;
+    net.name = name;
+    read_network_rates(reader, "network." + name, net);
+    fleet.networks.emplace(name, net);
+  }
+  if (!inline_names.empty()) {
+    Provenance shared;
+    if (read_provenance(reader, "provenance.network", shared))
+      for (const auto& name : inline_names) fleet.networks[name].provenance = shared;
+  }
+  for (const DeviceGroupSpec& g : fleet.groups) {
+    if (g.network.empty() || fleet.networks.contains(g.network)) continue;
+    const auto candidate = networks_dir_of(file) / (g.network + ".toml");
+    if (!std::filesystem::is_regular_file(candidate)) {
+      reader.add_error(g.key + ".network",
+                       fmt::format("unknown network class \"{}\": no [network.{}] table in this file and no {}", g.network,
+                                   g.network, candidate.string()));
+      continue;
+    }
+    try {
+      NetworkSpec net = load_network(candidate);
+      net.name = g.network;
+      fleet.networks.emplace(g.network, net);
+    } catch (const ConfigError& e) {
+      reader.add_error(g.key + ".network", fmt::format("network file {} has problems (reported below)", candidate.string()));
+      reader.add_foreign_diagnostics(e.diagnostics());
+    }
+  }
+}
+
+void check_clients(TomlReader& reader, const FleetSpec& fleet) {
+  const std::int64_t devices = fleet_size(fleet);
+  if (fleet.round.clients_per_round > devices && devices > 0)
+    reader.add_error("round.clients_per_round",
+                     fmt::format("expected at most the fleet's {} devices, got {}", devices, fleet.round.clients_per_round));
+}
+
+}  // namespace
+
+std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file) {
+  return fleet_file.parent_path() / "networks";
+}
+
+std::int64_t fleet_size(const FleetSpec& fleet) {
+  std::int64_t n = 0;
+  for (const auto& g : fleet.groups) n += g.count;
+  return n;
+}
+
+NetworkSpec load_network(const std::filesystem::path& file) {
+  TomlReader reader(file);
+  NetworkSpec net;
+  net.name = file.stem().string();
+  if (reader.parsed()) {
+    if (!reader.has("network")) reader.add_error("network", "missing required table [network]");
+    read_network_rates(reader, "network", net);
+    read_provenance(reader, "provenance.network", net.provenance);
+  }
+  reader.finish();
+  return net;
+}
+
+FleetSpec load_fleet(const std::filesystem::path& file) {
+  TomlReader reader(file);
+  FleetSpec fleet;
+  fleet.source_file = file.string();
+  fleet.source = reader.source_map();
+  if (reader.parsed()) {
+    read_identity(reader, fleet);
+    read_round(reader, fleet.round);
+    read_server(reader, fleet.server);
+    read_groups(reader, fleet);
+    read_networks(reader, fleet, file);
+    check_clients(reader, fleet);
+    read_provenance(reader, "provenance.fleet", fleet.provenance);
+  }
+  reader.finish();
+  return fleet;
+}
+
+}  // namespace edgetwin

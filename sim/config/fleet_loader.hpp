@@ -1,0 +1,29 @@
+// Loads a fleet file (fleets/*.toml, docs/schema.md "Fleet files") and the network classes it
+// names.
+//
+// Contract: load_fleet collects every problem of the fleet file (unknown keys, bad values,
+// missing tables, names given twice, K larger than the fleet, a group naming a network class
+// that exists neither in the file's [network.<name>] tables nor as <fleet dir>/networks/
+// <name>.toml) and throws one ConfigError; problems of a network file carry that file's own
+// place. Devices, workloads, power modes and availability traces are named, not opened: the
+// planner checks them against the catalogue and reports at the fleet key that named them.
+#pragma once
+
+#include <filesystem>
+
+#include "sim/config/fleet_specs.hpp"
+
+namespace edgetwin {
+
+FleetSpec load_fleet(const std::filesystem::path& file);
+
+// A network class file: [network] with the five rates and powers, [provenance].network.
+NetworkSpec load_network(const std::filesystem::path& file);
+
+// <directory of the fleet file>/networks.
+std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file);
+
+// Devices in the fleet, over all groups.
+std::int64_t fleet_size(const FleetSpec& fleet);
+
+}  // namespace edgetwin

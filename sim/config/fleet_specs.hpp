@@ -1,0 +1,111 @@
+// Plain specs of a federated fleet: device groups, network classes, the server and the round,
+// in SI units, as fleets/*.toml describe them (docs/schema.md, "Fleet files").
+//
+// Contract: filled by sim/config/fleet_loader.hpp; no SimGrid or toml++ header here. Every
+// default lives in this file. Devices and workloads are named, not loaded: the planner
+// resolves them (shipped name or path) and reports problems at the fleet key that named them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config/source_map.hpp"
+#include "sim/config/specs.hpp"
+
+namespace edgetwin {
+
+// A network class: a device's access link to the server (WiFi, LTE, Ethernet).
+struct NetworkSpec {
+  std::string name;
+  double uplink_bytes_per_s = 0;    // device -> server, goodput
+  double downlink_bytes_per_s = 0;  // server -> device, goodput
+  double latency_s = 0;             // one way, device to the server's network
+  double radio_tx_power_w = 0;      // drawn by the radio while sending, on top of the device
+  double radio_rx_power_w = 0;      // drawn by the radio while receiving
+  Provenance provenance;
+};
+
+// The aggregation server: its network links are shared by every concurrent transfer.
+struct ServerSpec {
+  double ingress_bytes_per_s = 0;  // uploads share it
+  double egress_bytes_per_s = 0;   // downloads share it
+  double latency_s = 0;
+  double aggregation_base_s = 0;        // aggregation time = base + per_update x updates
+  double aggregation_s_per_update = 0;
+  Provenance provenance;
+};
+
+// How many samples each device of a group holds.
+struct SampleDistribution {
+  enum class Kind { fixed, uniform, lognormal };
+  Kind kind = Kind::fixed;
+  std::int64_t samples = 0;       // fixed
+  std::int64_t min = 0, max = 0;  // uniform, inclusive
+  double median = 0, sigma = 0;   // lognormal: exp(N(ln median, sigma^2)), rounded, at least 1
+};
+
+// When a device can take part: always, with a probability per round (seeded), or as a trace
+// of active/inactive intervals (sim/config/availability_trace.hpp).
+struct AvailabilitySpec {
+  enum class Kind { always, probability, trace };
+  Kind kind = Kind::always;
+  double probability = 1;
+  std::string trace_file;  // resolved against the fleet file's directory
+};
+
+// What an idle device draws between its tasks (the device file's [power] idle states).
+enum class IdleState { dvfs_on, dvfs_off, suspend };
+
+struct DeviceGroupSpec {
+  std::string name;
+  std::string key;       // its table in the fleet file ("group[2]"), for messages
+  std::string device;    // shipped name or file
+  std::string profile;   // measured costs of the workload on this device ("" = the workload's or estimated)
+  int count = 0;
+  std::string storage;   // "" = the device's default
+  SampleDistribution samples;
+  std::string power_modes = "named";  // named | all | a comma list of names or ids
+  std::vector<int> workers;           // the candidates; one value = fixed; empty = the workload's
+  std::vector<int> batch_sizes;
+  std::optional<double> energy_budget_j_per_round;
+  std::optional<double> energy_budget_j_per_day;
+  std::string network;
+  AvailabilitySpec availability;
+  IdleState idle = IdleState::dvfs_on;
+};
+
+enum class Selection { random, all };
+enum class Objective { time, energy, balanced };
+
+struct RoundSpec {
+  std::string workload;
+  int local_epochs = 1;              // local training per round: epochs, or
+  std::int64_t local_steps = 0;      // steps (mini-batches), when set
+  std::optional<double> download_bytes;  // default: parameters x 4 bytes (FP32 weights)
+  std::optional<double> upload_bytes;
+  int clients_per_round = 0;         // K updates the server waits for
+  double over_commitment = 1.0;      // select ceil(f x K), count the first K to report
+  double deadline_s = 0;
+  int rounds = 1;
+  Selection selection = Selection::random;
+  // A device whose gap until its next task is at least this long suspends (idle = "suspend").
+  double suspend_min_gap_s = 30;
+};
+
+struct FleetSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;
+  SourceMap source;
+  std::uint64_t seed = 1;
+  RoundSpec round;
+  ServerSpec server;
+  std::vector<DeviceGroupSpec> groups;
+  std::map<std::string, NetworkSpec> networks;  // every class a group names
+  Provenance provenance;
+};
+
+}  // namespace edgetwin

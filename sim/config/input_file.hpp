@@ -1,0 +1,37 @@
+// Reads a whole input file for a parser: every reader of user files (TOML, CSV, JSON) goes
+// through here, so none can hang on a FIFO, read /dev/zero forever or take a file of gigabytes.
+//
+// Contract: read_input_file returns the file's bytes, or throws InputFileError with a reason a
+// person can act on and no file name (the caller places it): the operating system's reason
+// ("cannot open file: No such file or directory"), "not a regular file (a directory)" for
+// anything but a regular file (checked on the opened descriptor, so a FIFO never blocks), or
+// "larger than 1 MiB, the limit for ..." when it has more than max_bytes.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace edgetwin {
+
+// what() is "<action> file: <reason>"; callers with a wording of their own use the parts.
+class InputFileError : public std::runtime_error {
+ public:
+  InputFileError(std::string action, std::string reason);
+  const std::string& action() const { return action_; }  // "cannot open", "cannot read"
+  const std::string& reason() const { return reason_; }  // "No such file or directory"
+
+ private:
+  std::string action_;
+  std::string reason_;
+};
+
+// `what` names the kind of file in the size message ("a device, workload or profile file").
+std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what);
+
+// "1 MiB", "64 MiB", "4096 bytes".
+std::string byte_size_text(std::size_t bytes);
+
+}  // namespace edgetwin

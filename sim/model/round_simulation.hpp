@@ -1,0 +1,116 @@
+// Federated rounds in one SimGrid engine: an aggregation server and every device of a fleet
+// (each its own TrainingDevice), joined by a FleetNetwork.
+//
+// Contract, per round r starting at t_r (the first at 0, each next one when the previous
+// round's aggregation ends):
+//   1. devices that are free (no task left from an earlier round) and available (always; a
+//      seeded draw with the group's probability; or active at t_r in its trace) are the
+//      candidates; ceil(f x K) of them are selected (a seeded random choice, or all);
+//   2. each selected device downloads the model (sharing the server's egress), trains its
+//      local epochs or steps with the pipeline model (its page cache and workers persist
+//      across rounds; round 1 is cold), and uploads (sharing the server's ingress);
+//   3. an upload that ends by the deadline (t_r + D, included), while the server still waits
+//      and the device has stayed available, is counted; the K-th counted report, or the
+//      deadline, closes the round and the server aggregates for base + per_update x counted
+//      seconds; the round ends when the aggregation does.
+// A selected device that reports after the deadline is late, one that reports in time but after
+// the K-th report closed the round is over the quorum; either way a straggler: its task still runs
+// to its end (a Flower client finishes fit() whatever the server decided), its energy counts,
+// its update does not, and it is not free for rounds that start before its task ends.
+// Training happens in the engine (each device a TrainingDevice) or is replayed from profiles of
+// the same training simulated alone beforehand; the two give the same rounds.
+// run() once per process. Times in the outcomes are absolute simulated seconds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config/availability_trace.hpp"
+#include "sim/config/fleet_specs.hpp"
+#include "sim/config/specs.hpp"
+#include "sim/report/epoch_metrics.hpp"
+
+namespace edgetwin {
+
+// The local training of one task, simulated beforehand (sim/plan/task_profiles.hpp).
+struct TaskProfile {
+  double train_s = 0;
+  double energy_j = 0;
+  double stall_s = 0;
+  double compute_s = 0;
+  int epochs = 0;
+};
+
+// One device of the fleet as the rounds see it: at its planned configuration.
+struct RoundDevice {
+  std::string name;        // "<group>/<index>"
+  std::size_t group = 0;
+  std::int64_t index_in_group = 0;
+  DeviceSpec device;       // at its operating point
+  WorkloadSpec workload;   // dataset.samples = the device's own
+  RunConfig run;           // loader settings, storage, seed
+  NetworkSpec network;
+  AvailabilitySpec availability;
+  std::shared_ptr<const AvailabilityTrace> trace;  // for availability traces
+  // Empty: the device's pipeline trains in the engine. Otherwise its k-th task replays
+  // profiles[k] (there must be one per round it may take part in), and the engine holds only
+  // its network endpoint.
+  std::vector<TaskProfile> profiles;
+};
+
+struct RoundSettings {
+  int clients_per_round = 1;
+  double over_commitment = 1;
+  double deadline_s = 0;
+  int rounds = 1;
+  Selection selection = Selection::random;
+  int local_epochs = 1;
+  std::int64_t local_steps = 0;  // > 0: steps instead of epochs
+  double download_bytes = 0;
+  double upload_bytes = 0;
+  std::uint64_t seed = 1;
+};
+
+// One device's task in one round.
+struct TaskOutcome {
+  int round = 0;
+  std::size_t device = 0;
+  double selected_s = 0;        // the round's start
+  double downloaded_s = 0;
+  double training_started_s = 0;  // the pipeline's first epoch of this task began
+  double trained_s = 0;
+  double uploaded_s = 0;        // the report's arrival
+  bool counted = false;         // among the updates the server aggregated
+  bool late = false;            // arrived after the deadline
+  bool after_quorum = false;    // arrived in time, but after the K-th report had closed the round
+  bool dropped = false;         // became unavailable before it reported
+  double training_energy_j = 0; // the device's energy while training (its epochs)
+  double stall_s = 0;
+  double compute_s = 0;
+  int epochs = 0;
+};
+
+struct RoundOutcome {
+  int round = 0;
+  double start_s = 0;
+  double closed_s = 0;       // K-th report or the deadline
+  double end_s = 0;          // aggregation done
+  int available = 0;
+  int selected = 0;
+  int counted = 0;
+  bool closed_by_deadline = false;
+};
+
+struct RoundsOutcome {
+  std::vector<RoundOutcome> rounds;
+  std::vector<TaskOutcome> tasks;  // in the order the tasks were handed out
+  double horizon_end_s = 0;        // the last round's end, or the last task's end if later
+};
+
+RoundsOutcome simulate_rounds(const ServerSpec& server, const RoundSettings& settings,
+                              const std::vector<RoundDevice>& devices);
+
+}  // namespace edgetwin

@@ -1,0 +1,73 @@
+// What each configuration would give each device of a fleet training alone: its local
+// training simulated with the pipeline model (cold page cache, the device's dataset size), its
+// model transfers at its network class's rates with nothing else on the links.
+//
+// Contract, per device group:
+//   - every configuration is simulated at the group's smallest and largest dataset size (at
+//     every distinct size when the group has at most kExactSizes of them);
+//   - a configuration another one beats at both sizes, in training time and in training
+//     energy beyond idle (energy - awake idle power x training time), by 1 % in one and not
+//     worse in the other, is dominated and left out: whatever the deadline, the horizon or the
+//     budget, the other one is at least as good (docs/federated.md, "Planning");
+//   - for the others, a device's figures are those simulated at its size, or, in groups with
+//     more sizes, interpolated linearly in the dataset size between the two simulated ones
+//     (the pipeline's time and energy grow by a fixed amount per batch once it is past its
+//     start-up); the round simulation then uses exact profiles of the chosen configurations
+//     (sim/plan/task_profiles.hpp), so an interpolation error can only make a device late
+//     there, where the planner moves it.
+// A configuration that cannot run (out of memory, say) has its error and no figures.
+// Simulations run in forked chunks (sim/app/member_chunks.hpp). Energy to the deadline is what
+// the device draws from the round's start to the deadline (or to its finish, if later): its
+// training, its radio and awake idle power during transfers, and its idle state for the rest
+// (suspended when its group suspends and the wait is at least the round's suspend_min_gap_s).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/app/member_chunks.hpp"
+#include "sim/plan/fleet_instance.hpp"
+
+namespace edgetwin {
+
+struct Estimate {
+  std::string error;      // non-empty: the candidate cannot run on this device
+  bool dominated = false;  // left out: another configuration is faster and cheaper
+  bool interpolated = false;
+  double download_s = 0;
+  double train_s = 0;
+  double upload_s = 0;
+  double train_energy_j = 0;
+  double stall_s = 0;
+  double compute_s = 0;
+  double finish_s() const { return download_s + train_s + upload_s; }
+  bool usable() const { return error.empty() && !dominated; }
+};
+
+class CandidateTable {
+ public:
+  static constexpr std::size_t kExactSizes = 8;
+
+  CandidateTable(const FleetInstance& fleet, const ChunkSettings& chunks);
+
+  // [device][candidate of its group]
+  const Estimate& at(std::size_t device, std::size_t candidate) const { return table_[device][candidate]; }
+  std::size_t candidates(std::size_t device) const { return table_[device].size(); }
+  std::size_t simulated() const { return simulated_; }
+  std::size_t dominated() const { return dominated_; }
+
+ private:
+  std::vector<std::vector<Estimate>> table_;
+  std::size_t simulated_ = 0;
+  std::size_t dominated_ = 0;
+};
+
+// The device's energy from the round's start to max(deadline, finish), as the contract says.
+double energy_to_deadline(const DevicePower& power, double download_s, double train_s, double train_energy_j,
+                          double upload_s, double deadline_s, double suspend_min_gap_s);
+
+// Transfer times of one device alone.
+double lone_download_s(const FleetInstance& fleet, const GroupInstance& group);
+double lone_upload_s(const FleetInstance& fleet, const GroupInstance& group);
+
+}  // namespace edgetwin

@@ -1,0 +1,214 @@
+// Fleet files and availability traces: what they hold, and every bad input located.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/config/availability_trace.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/fleet_loader.hpp"
+#include "sim/plan/fleet_instance.hpp"
+#include "tests/support/test_files.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+using ::testing::HasSubstr;
+using test_support::TempDir;
+using test_support::write_text;
+
+const char* kFleet = R"([fleet]
+name = "small"
+seed = 3
+
+[round]
+workload = "resnet18-cifar10"
+local_epochs = 2
+clients_per_round = 2
+over_commitment = 1.5
+deadline_s = 300
+rounds = 2
+
+[server]
+ingress_bytes_per_s = 1e8
+egress_bytes_per_s = 1e8
+aggregation_base_s = 0.1
+
+[[group]]
+name = "a"
+device = "jetson-nano"
+count = 2
+samples = 500
+workers = { choose = [2, 1] }
+batch_size = 16
+network = "radio"
+availability = { probability = 0.5 }
+idle = "suspend"
+
+[[group]]
+name = "b"
+device = "agx-orin"
+count = 3
+samples = { distribution = "uniform", min = 100, max = 200 }
+power_modes = ["MAXN", "MODE_15W"]
+network = "radio"
+energy_budget_j_per_round = 1000
+
+[network.radio]
+uplink_bytes_per_s = 1e6
+downlink_bytes_per_s = 2e6
+latency_s = 0.01
+radio_tx_power_w = 1
+radio_rx_power_w = 0.5
+
+[provenance]
+fleet = { kind = "estimate", source = "test" }
+server = { kind = "estimate", source = "test" }
+network = { kind = "estimate", source = "test" }
+)";
+
+std::vector<std::string> errors_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    std::vector<std::string> lines;
+    for (const auto& d : e.diagnostics()) lines.push_back(d.to_string());
+    return lines;
+  }
+  return {};
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+class FleetFile : public ::testing::Test {
+ protected:
+  std::filesystem::path write(const std::string& text) {
+    const auto file = dir_ / "fleet.toml";
+    write_text(file, text);
+    return file;
+  }
+  std::string at(const std::string& rest) const { return (dir_ / "fleet.toml").string() + ":" + rest; }
+  TempDir dir_{"edgetwin-fleet"};
+};
+
+TEST_F(FleetFile, HoldsGroupsChoicesDistributionsAndNetworks) {
+  const FleetSpec f = load_fleet(write(kFleet));
+  EXPECT_EQ(f.name, "small");
+  EXPECT_EQ(f.seed, 3u);
+  EXPECT_EQ(f.round.local_epochs, 2);
+  EXPECT_EQ(f.round.clients_per_round, 2);
+  EXPECT_DOUBLE_EQ(f.round.over_commitment, 1.5);
+  ASSERT_EQ(f.groups.size(), 2u);
+  EXPECT_EQ(f.groups[0].workers, (std::vector<int>{1, 2}));
+  EXPECT_EQ(f.groups[0].batch_sizes, (std::vector<int>{16}));
+  EXPECT_EQ(f.groups[0].power_modes, "named");
+  EXPECT_EQ(f.groups[0].availability.kind, AvailabilitySpec::Kind::probability);
+  EXPECT_EQ(f.groups[0].idle, IdleState::suspend);
+  EXPECT_EQ(f.groups[1].samples.kind, SampleDistribution::Kind::uniform);
+  EXPECT_EQ(f.groups[1].power_modes, "MAXN,MODE_15W");
+  EXPECT_DOUBLE_EQ(*f.groups[1].energy_budget_j_per_round, 1000);
+  EXPECT_DOUBLE_EQ(f.networks.at("radio").uplink_bytes_per_s, 1e6);
+  EXPECT_EQ(fleet_size(f), 5);
+}
+
+TEST_F(FleetFile, ShippedFleetLoadsWithItsNetworkFiles) {
+  const FleetSpec f = load_fleet(std::string(EDGETWIN_SOURCE_DIR) + "/fleets/jetson-mixed-resnet18.toml");
+  EXPECT_EQ(fleet_size(f), 40);
+  EXPECT_TRUE(f.networks.contains("wifi"));
+  EXPECT_TRUE(f.networks.contains("lte"));
+  EXPECT_EQ(f.networks.at("lte").provenance.kind, "estimate");
+}
+
+TEST_F(FleetFile, ANegativeBudgetIsLocated) {
+  const auto errors = errors_of([&] { load_fleet(write(replaced(kFleet, "= 1000", "= -5"))); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr(at("36:29: group[1].energy_budget_j_per_round: expected a non-negative number (J), got -5")));
+}
+
+TEST_F(FleetFile, KLargerThanTheFleetIsLocated) {
+  const auto errors = errors_of([&] { load_fleet(write(replaced(kFleet, "clients_per_round = 2", "clients_per_round = 9"))); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], at("8:21: round.clients_per_round: expected at most the fleet's 5 devices, got 9"));
+}
+
+TEST_F(FleetFile, EveryProblemIsReportedWithItsPlace) {
+  std::string text = replaced(kFleet, "over_commitment = 1.5", "over_commitment = 0.5");
+  text = replaced(text, "min = 100, max = 200", "min = 300, max = 200");
+  text = replaced(text, "name = \"b\"", "name = \"a\"");
+  text = replaced(text, "idle = \"suspend\"", "idel = \"suspend\"");
+  text = replaced(text, "local_epochs = 2", "local_epochs = 2\nlocal_steps = 10");
+  const auto errors = errors_of([&] { load_fleet(write(text)); });
+  const auto has = [&](const std::string& part) {
+    return std::any_of(errors.begin(), errors.end(), [&](const std::string& e) { return e.find(part) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("round.local_steps: give either local_epochs or local_steps, not both"));
+  EXPECT_TRUE(has("round.over_commitment: expected at least 1"));
+  EXPECT_TRUE(has("group[1].samples.max: expected at least min (300), got 200"));
+  EXPECT_TRUE(has("group[1].name: group \"a\" is defined twice"));
+  EXPECT_TRUE(has("group[0].idel: unknown key"));
+  for (const auto& e : errors) EXPECT_THAT(e, HasSubstr(at(""))) << e;
+}
+
+TEST_F(FleetFile, AnUnknownNetworkClassNamesWhereItLooked) {
+  const auto errors = errors_of([&] { load_fleet(write(replaced(kFleet, "network = \"radio\"\navailability", "network = \"5g\"\navailability"))); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("group[0].network: unknown network class \"5g\""));
+  EXPECT_THAT(errors[0], HasSubstr(at("25:11")));
+}
+
+// Availability traces -------------------------------------------------------------------
+
+TEST(AvailabilityTrace, ActiveInsideItsIntervals) {
+  TempDir dir("edgetwin-trace");
+  write_text(dir / "t.txt", "# device, on, off, on...\n0 0 100 200\n1 50 60\n");
+  const AvailabilityTrace t = load_availability_trace(dir / "t.txt", 2);
+  EXPECT_TRUE(t.active_at(0, 0));
+  EXPECT_TRUE(t.active_at(0, 99.9));
+  EXPECT_FALSE(t.active_at(0, 100));
+  EXPECT_FALSE(t.active_at(0, 150));
+  EXPECT_TRUE(t.active_at(0, 1e9));  // on again at 200, for good
+  EXPECT_FALSE(t.active_at(1, 49));
+  EXPECT_TRUE(t.active_throughout(0, 10, 90));
+  EXPECT_FALSE(t.active_throughout(0, 90, 210));
+}
+
+TEST(AvailabilityTrace, TimesOutOfOrderAreLocated) {
+  TempDir dir("edgetwin-trace");
+  write_text(dir / "t.txt", "0 0 100\n1 50 40 90\nx 1\n");
+  const auto errors = errors_of([&] { load_availability_trace(dir / "t.txt", 2); });
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], (dir / "t.txt").string() + ":2:6: device 1: times must increase, got 40 after 50");
+  EXPECT_EQ(errors[1], (dir / "t.txt").string() + ":3:1: expected a device index (0, 1, ...), got \"x\"");
+}
+
+TEST(AvailabilityTrace, EveryDeviceNeedsALine) {
+  TempDir dir("edgetwin-trace");
+  write_text(dir / "t.txt", "0 0\n5 0\n");
+  const auto errors = errors_of([&] { load_availability_trace(dir / "t.txt", 2); });
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_THAT(errors[0], HasSubstr(":2:1: device 5 is outside the group's 0..1"));
+  EXPECT_THAT(errors[1], HasSubstr("device 1 of the group has no line"));
+}
+
+// Dataset sizes ---------------------------------------------------------------------------
+
+TEST(SampleCounts, AreDeterministicAndWithinTheirDistribution) {
+  SampleDistribution uniform{SampleDistribution::Kind::uniform, 0, 100, 200, 0, 0};
+  const auto a = draw_sample_counts(uniform, 1000, 7);
+  EXPECT_EQ(a, draw_sample_counts(uniform, 1000, 7));
+  EXPECT_NE(a, draw_sample_counts(uniform, 1000, 8));
+  EXPECT_EQ(*std::min_element(a.begin(), a.end()), 100);
+  EXPECT_EQ(*std::max_element(a.begin(), a.end()), 200);
+  SampleDistribution lognormal{SampleDistribution::Kind::lognormal, 0, 0, 0, 1000, 0.5};
+  auto b = draw_sample_counts(lognormal, 2001, 7);
+  std::nth_element(b.begin(), b.begin() + 1000, b.end());
+  EXPECT_NEAR(static_cast<double>(b[1000]), 1000, 60);  // the median, within ~2 standard errors
+}
+
+}  // namespace
+}  // namespace edgetwin::test

@@ -1,0 +1,54 @@
+// Same inputs and seed, same bytes: `edgetwin predict` (JSON and per-batch trace) run twice, and
+// `edgetwin sweep` (CSV and JSON) with one, two or three processes and chunks of any size.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/support/test_files.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+using test_support::quoted;
+using test_support::read_text;
+using test_support::TempDir;
+
+std::string edgetwin(const std::string& args) {
+  const auto r = test_support::run_command(std::string(EDGETWIN_BINARY) + " " + args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+  return r.output;
+}
+
+TEST(Determinism, PredictGivesTheSameBytesEveryRun) {
+  TempDir dir;
+  const std::string args = "predict --device agx-xavier --workload lenet-jpeg-folder --epochs 2 --seed 7 --json --trace ";
+  const std::string first = edgetwin(args + quoted(dir / "a.csv"));
+  const std::string second = edgetwin(args + quoted(dir / "b.csv"));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(read_text(dir / "a.csv"), read_text(dir / "b.csv"));
+  EXPECT_GT(read_text(dir / "a.csv").size(), 100'000u);
+}
+
+// --jobs only says how many chunks run at once: any number gives the same bytes. --chunk-size
+// decides which configurations share one engine, whose solver then rounds differently in the
+// last digits of a double (about 1e-14 relative, docs/reliability.md): the CSV's 6 significant
+// digits are the same, the JSON's 17 may not be.
+TEST(Determinism, SweepGivesTheSameBytesWhateverTheJobs) {
+  TempDir dir;
+  const std::string sweep = "sweep --device jetson-nano --workload lenet-jpeg-folder --workers 0,2,4 --batch-size 16,64 "
+                            "--storage sd,sd-a2 --quiet ";
+  const auto run = [&](const std::string& settings, const std::string& name) {
+    edgetwin(sweep + settings + " --csv " + quoted(dir / (name + ".csv")) + " --json " + quoted(dir / (name + ".json")));
+    return std::pair(read_text(dir / (name + ".csv")), read_text(dir / (name + ".json")));
+  };
+  const auto one = run("--jobs 1", "one");
+  EXPECT_EQ(std::count(one.first.begin(), one.first.end(), '\n'), 1 + 2 * 3 * 2 * 2);  // 2 named modes x 3 x 2 x 2
+  for (const std::string jobs : {"--jobs 2", "--jobs 3"}) EXPECT_EQ(run(jobs, "jobs"), one) << jobs;
+  for (const std::string chunks : {"--jobs 2 --chunk-size 5", "--jobs 3 --chunk-size 1"}) {
+    EXPECT_EQ(run(chunks, "chunks").first, one.first) << chunks;
+  }
+}
+
+}  // namespace
+}  // namespace edgetwin::test
