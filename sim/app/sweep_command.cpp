@@ -8,6 +8,7 @@
 
 #include "sim/app/gnuplot.hpp"
 #include "sim/app/output_file.hpp"
+#include "sim/app/scale_out.hpp"
 #include "sim/app/sweep_plan.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
@@ -52,6 +53,11 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
                   "Refuse a sweep of more configurations than this (each costs memory and time)")
       ->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress line on stderr");
+  add_scale_out_options(*cmd, o.scale_out);
+}
+
+std::vector<OutputOption> sweep_output_options() {
+  return {{"--csv", true}, {"--json", true}, {"--plot", true}, {"--quiet", false}, {"--jobs", true}};
 }
 
 namespace {
@@ -165,9 +171,7 @@ void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& resul
   }
 }
 
-}  // namespace
-
-int run_sweep_command(const SweepOptions& o) {
+int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
   const LoadedInputs in = load_inputs(o.base);
   const std::vector<SweepPoint> points = plan_sweep(o, in);
   if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
@@ -178,7 +182,8 @@ int run_sweep_command(const SweepOptions& o) {
                              in.device.name))});
 
   SweepSettings settings = o.settings;
-  settings.progress = !o.quiet;
+  settings.progress = !o.quiet && scale_out.writes_outputs();
+  settings.chunks.distribution = scale_out.distribution();
   const auto results = run_sweep(in, o.base, points, settings);
   std::vector<std::size_t> valid;
   const auto tradeoff = tradeoffs(results, valid);
@@ -191,19 +196,28 @@ int run_sweep_command(const SweepOptions& o) {
   std::vector<bool> front_of_result(results.size(), false);
   for (std::size_t k = 0; k < valid.size(); ++k) front_of_result[valid[k]] = front[k];
 
+  const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
+  const auto choice = constraints.any() ? best_under(tradeoff, constraints) : std::nullopt;
+  if (!scale_out.writes_outputs()) return !choice || choice->feasible ? 0 : 2;
+
   if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, front_of_result));
   if (!o.json.empty()) write_output_file(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
   if (!o.plot.empty()) draw_plot(o.plot, results, front_of_result);
   print_summary(in, results, valid, front_of_result);
 
-  const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
-  if (!constraints.any()) return 0;
-  const auto choice = best_under(tradeoff, constraints);
+  if (!choice) return 0;
   const auto& best = results[valid[choice->index]];
   fmt::print("\n{}: {}\n", choice->feasible ? "best under the constraints" : "no configuration meets the constraints; closest",
              label(best.point));
   for (const auto& m : choice->margins) fmt::print("  {}\n", m);
   return choice->feasible ? 0 : 2;
+}
+
+}  // namespace
+
+int run_sweep_command(const SweepOptions& o) {
+  ScaleOut scale_out("sweep", o.scale_out, sweep_output_options());
+  return scale_out.run_scaled([&] { return run_sweep_points(o, scale_out); });
 }
 
 }  // namespace edgetwin
