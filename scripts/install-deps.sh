@@ -5,7 +5,8 @@
 # llvm-symbolizer for scripts/sanitize.sh, Open MPI for `edgetwin sweep --mpi`). Packages already present are left as they are.
 set -euo pipefail
 
-sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev)
+sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+              libjemalloc-dev)
 all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev gnuplot-nox
               clang-14 libclang-rt-14-dev llvm-14 openmpi-bin libopenmpi-dev)
 

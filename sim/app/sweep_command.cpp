@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/catalogue_sweep.hpp"
 #include "sim/app/gnuplot.hpp"
 #include "sim/app/output_file.hpp"
 #include "sim/app/scale_out.hpp"
+#include "sim/app/sweep_output.hpp"
 #include "sim/app/sweep_plan.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
@@ -22,6 +24,9 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
                                           "mark the time-energy Pareto front; pick the best under constraints");
   cmd->add_option("--device", o.base.device, "Device: a shipped name or a TOML file")->capture_default_str();
   cmd->add_option("--workload", o.base.workload, "Workload: a shipped name or a TOML file")->capture_default_str();
+  cmd->add_option("--devices", o.devices,
+                  "Sweep many devices: a comma list of shipped names or files, or all (one CSV, a column per input)");
+  cmd->add_option("--workloads", o.workloads, "Sweep many workloads: a comma list, or all");
   cmd->add_option("--profile", o.base.profile, "Profile TOML from edgetwin-calibrate");
   cmd->add_option("--modes", o.modes,
                   "named (the device's nvpmodel modes), all (every cores x CPU x GPU x EMC step), or a comma list of "
@@ -61,76 +66,6 @@ std::vector<OutputOption> sweep_output_options() {
 }
 
 namespace {
-
-std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, std::vector<std::size_t>& valid) {
-  std::vector<TradeoffPoint> points;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].error.empty()) continue;
-    valid.push_back(i);
-    const EpochStats& s = results[i].stats;
-    points.push_back({s.e2e_s, s.energy_j, s.peak_power_w});
-  }
-  return points;
-}
-
-std::string label(const SweepPoint& p) {
-  return fmt::format("{} ({} cores, CPU {:.1f}, GPU {:.1f}, EMC {:.1f} MHz), w={}, b={}, {}", p.mode, p.point.cores,
-                     p.point.cpu_hz / 1e6, p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
-}
-
-// The figures a sweep writes per configuration, in the metric table's order.
-std::vector<const MetricSpec*> sweep_metrics() {
-  std::vector<const MetricSpec*> out;
-  for (const MetricSpec& m : epoch_metrics())
-    if (!m.sweep_format.empty()) out.push_back(&m);
-  return out;
-}
-
-std::string csv_text(const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result) {
-  const auto metrics = sweep_metrics();
-  std::string out = "mode,cores,cpu_mhz,gpu_mhz,emc_mhz,workers,batch_size,storage,";
-  for (const MetricSpec* m : metrics) out += fmt::format("{},", m->name);
-  out += "pareto,error\n";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    const auto& p = r.point;
-    out += fmt::format("{},{},{:.1f},{:.2f},{:.1f},{},{},{},", p.mode, p.point.cores, p.point.cpu_hz / 1e6,
-                       p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
-    for (const MetricSpec* m : metrics)
-      out += (r.error.empty() && has_value(*m, r.stats) ? format_value(*m, r.stats, m->sweep_format) : "") + ",";
-    if (r.error.empty())
-      out += fmt::format("{},\n", front_of_result[i] ? 1 : 0);
-    else
-      out += fmt::format("0,\"{}\"\n", r.error.substr(0, r.error.find('\n')));
-  }
-  return out;
-}
-
-nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std::vector<SweepResult>& results,
-                        const std::vector<bool>& front_of_result) {
-  nlohmann::json points = nlohmann::json::array();
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    nlohmann::json j = {{"mode", r.point.mode},          {"cores", r.point.point.cores},
-                        {"cpu_freq_hz", r.point.point.cpu_hz}, {"gpu_freq_hz", r.point.point.gpu_hz},
-                        {"emc_freq_hz", r.point.point.emc_hz}, {"workers", r.point.workers},
-                        {"batch_size", r.point.batch_size},  {"storage", r.point.storage}};
-    if (!r.error.empty()) {
-      j["error"] = r.error;
-    } else {
-      for (const MetricSpec* m : sweep_metrics())
-        j[m->name] = has_value(*m, r.stats) ? nlohmann::json(r.stats.*m->field) : nlohmann::json(nullptr);
-      j["pareto"] = front_of_result[i];
-    }
-    points.push_back(j);
-  }
-  return {{"device", in.device.name},
-          {"workload", in.workload.name},
-          {"estimated", in.workload.costs.provenance.is_estimate()},
-          {"window_batches", o.settings.window_batches},
-          {"epochs", o.base.epochs},
-          {"points", points}};
-}
 
 // Mode names go in double quotes: a name may hold spaces, never a newline (the loader says so).
 std::string plot_label(const SweepPoint& p) {
@@ -217,7 +152,8 @@ int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
 
 int run_sweep_command(const SweepOptions& o) {
   ScaleOut scale_out("sweep", o.scale_out, sweep_output_options());
-  return scale_out.run_scaled([&] { return run_sweep_points(o, scale_out); });
+  const bool many = !o.devices.empty() || !o.workloads.empty();
+  return scale_out.run_scaled([&] { return many ? run_catalogue_sweep(o, scale_out) : run_sweep_points(o, scale_out); });
 }
 
 }  // namespace edgetwin

@@ -21,6 +21,8 @@ namespace edgetwin {
 
 struct SweepOptions {
   RunRequest base;
+  std::string devices;    // comma list or all: a sweep of many (sim/app/catalogue_sweep.hpp)
+  std::string workloads;
   std::string modes = "named";  // named | all | NAME,NAME,...
   std::vector<int> workers;     // empty: the workload's
   std::vector<int> batch_sizes;
