@@ -154,12 +154,12 @@ int run_catalogue_sweep(const SweepOptions& o, ScaleOut& scale_out) {
   settings.progress = !o.quiet && scale_out.writes_outputs();
   settings.chunks.distribution = scale_out.distribution();
   auto results = run_sweep_groups(groups, settings);
+  if (!scale_out.writes_outputs()) return 0;  // an MPI rank but 0: the results are there
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     pairs[i].results = std::move(results[i]);
     summarise_pair(pairs[i]);
   }
   const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
-  if (!scale_out.writes_outputs()) return 0;
   if (!o.csv.empty()) write_output_file(o.csv, csv_of(pairs));
   if (!o.json.empty()) write_output_file(o.json, json_of(o, pairs).dump(1) + "\n");
   print_pairs(pairs);

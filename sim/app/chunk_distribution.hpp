@@ -5,7 +5,9 @@
 // Contract: simulate_members (sim/app/member_chunks.hpp) calls hand_out(chunks) once per
 // batch, takes chunk indices from the source it returns while it has room for a child, then
 // calls gather(chunks, mine) with the result bytes of the chunks it ran; gather returns every
-// chunk's bytes in chunk order, or throws. Results depend only on a chunk's index and
+// chunk's bytes in chunk order, nothing (an empty vector) to a process that only helped and
+// writes nothing (an MPI rank but rank 0 of a sweep: its members come back without epochs,
+// with the error "results are on rank 0"), or throws. Results depend only on a chunk's index and
 // members, never on where it ran, so every distribution gives byte-identical outputs.
 // Distributions that span processes call hand_out and gather collectively: every process
 // runs the same program on the same inputs and reaches the same batches in the same order.

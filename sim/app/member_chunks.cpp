@@ -69,6 +69,10 @@ std::vector<MemberResult> simulate_members(std::size_t count, const std::functio
       });
   const std::vector<std::string> all = distribution.gather(chunks, std::move(mine));
   std::vector<MemberResult> results(count);
+  if (all.empty() && chunks > 0) {
+    for (auto& r : results) r.error = "results are on rank 0";
+    return results;
+  }
   for (std::size_t c = 0; c < chunks; ++c) {
     ChildBytesReader reader(all[c]);
     for (std::size_t k = 0; k < members_of(c); ++k) {

@@ -28,7 +28,7 @@ std::uint64_t take_u64(const std::string& in, std::size_t& at) {
 
 class OpenMpiDistribution final : public MpiDistribution {
  public:
-  explicit OpenMpiDistribution(bool dynamic) : dynamic_(dynamic) {
+  OpenMpiDistribution(bool dynamic, bool results_everywhere) : dynamic_(dynamic), everywhere_(results_everywhere) {
     int initialised = 0;
     MPI_Initialized(&initialised);
     if (!initialised) MPI_Init(nullptr, nullptr);
@@ -74,15 +74,21 @@ class OpenMpiDistribution final : public MpiDistribution {
     if (packed.size() > INT_MAX) throw std::runtime_error("MPI gather: one rank's results exceed 2 GiB; use more ranks");
     const int length = static_cast<int>(packed.size());
     std::vector<int> lengths(static_cast<std::size_t>(ranks_)), offsets(lengths.size());
-    MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    if (everywhere_) MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    else MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
     long long total = 0;
     for (std::size_t r = 0; r < lengths.size(); ++r) {
-      if (total > INT_MAX) throw std::runtime_error("MPI gather: the results exceed 2 GiB");
+      if (total > INT_MAX) throw std::runtime_error("MPI gather: the results exceed 2 GiB; use shards (--shard)");
       offsets[r] = static_cast<int>(total);
       total += lengths[r];
     }
-    std::string all(static_cast<std::size_t>(total), '\0');
-    MPI_Allgatherv(packed.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+    const bool receives = everywhere_ || rank_ == 0;
+    std::string all(receives ? static_cast<std::size_t>(total) : 0, '\0');
+    if (everywhere_)
+      MPI_Allgatherv(packed.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+    else
+      MPI_Gatherv(packed.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (!receives) return {};
     return unpack(all, chunks);
   }
 
@@ -105,6 +111,7 @@ class OpenMpiDistribution final : public MpiDistribution {
   }
 
   bool dynamic_;
+  bool everywhere_;
   int rank_ = 0;
   int ranks_ = 1;
   MPI_Win window_ = MPI_WIN_NULL;
@@ -113,8 +120,8 @@ class OpenMpiDistribution final : public MpiDistribution {
 
 }  // namespace
 
-std::unique_ptr<MpiDistribution> make_mpi_distribution(bool dynamic) {
-  return std::make_unique<OpenMpiDistribution>(dynamic);
+std::unique_ptr<MpiDistribution> make_mpi_distribution(bool dynamic, bool results_everywhere) {
+  return std::make_unique<OpenMpiDistribution>(dynamic, results_everywhere);
 }
 
 }  // namespace edgetwin
@@ -123,7 +130,7 @@ std::unique_ptr<MpiDistribution> make_mpi_distribution(bool dynamic) {
 
 namespace edgetwin {
 
-std::unique_ptr<MpiDistribution> make_mpi_distribution(bool) {
+std::unique_ptr<MpiDistribution> make_mpi_distribution(bool, bool) {
   throw ConfigError({Diagnostic{"", 0, 0, "--mpi",
                                 "this edgetwin was built without MPI: install openmpi-bin and libopenmpi-dev "
                                 "(scripts/install-deps.sh) and configure again (cmake -DEDGETWIN_MPI=ON)"}});

@@ -4,8 +4,10 @@
 // destroyed) or, in a build without MPI (EDGETWIN_WITH_MPI off), throws ConfigError for --mpi
 // saying how to build with it. Chunks are handed out dynamically (each rank takes the next
 // chunk from a counter on rank 0 by MPI_Fetch_and_op, when it has room for a child) or
-// statically (chunk c on rank c mod N). gather is an all-gather: every rank gets every chunk,
-// since plan-round goes on from the results on every rank. Forked children never call MPI.
+// statically (chunk c on rank c mod N). gather brings every chunk to rank 0 and gives the
+// other ranks nothing (an empty vector: a sweep's results are written by rank 0 alone), or,
+// with results_everywhere, to every rank (plan-round goes on from the results on every
+// rank). Forked children never call MPI.
 #pragma once
 
 #include <memory>
@@ -20,6 +22,6 @@ class MpiDistribution : public ChunkDistribution {
   virtual int ranks() const = 0;
 };
 
-std::unique_ptr<MpiDistribution> make_mpi_distribution(bool dynamic);
+std::unique_ptr<MpiDistribution> make_mpi_distribution(bool dynamic, bool results_everywhere);
 
 }  // namespace edgetwin

@@ -62,7 +62,7 @@ ScaleOut::ScaleOut(std::string command, const ScaleOutOptions& o, std::vector<Ou
     const auto [k, n] = parse_shard(o.shard);
     distribution_ = std::make_unique<ShardRecorder>(command, identifying_arguments(o.arguments, outputs), k, n, o.shard_dir);
   } else if (o.mpi) {
-    auto mpi = make_mpi_distribution(o.handout == "dynamic");
+    auto mpi = make_mpi_distribution(o.handout == "dynamic", command == "plan-round");
     root_ = mpi->rank() == 0;
     distribution_ = std::move(mpi);
   }

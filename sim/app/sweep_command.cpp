@@ -120,6 +120,7 @@ int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
   settings.progress = !o.quiet && scale_out.writes_outputs();
   settings.chunks.distribution = scale_out.distribution();
   const auto results = run_sweep(in, o.base, points, settings);
+  if (!scale_out.writes_outputs()) return 0;  // an MPI rank but 0: the results are there
   std::vector<std::size_t> valid;
   const auto tradeoff = tradeoffs(results, valid);
   if (valid.empty()) {
@@ -133,7 +134,6 @@ int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
 
   const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
   const auto choice = constraints.any() ? best_under(tradeoff, constraints) : std::nullopt;
-  if (!scale_out.writes_outputs()) return !choice || choice->feasible ? 0 : 2;
 
   if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, front_of_result));
   if (!o.json.empty()) write_output_file(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
