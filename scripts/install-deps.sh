@@ -2,12 +2,13 @@
 # Installs the Debian 12 packages edgetwin needs. `--sim` installs only what the simulator
 # (edgetwin predict) needs; the default installs everything the tests need too (LibTorch,
 # GoogleTest, libjpeg-turbo, gnuplot, and clang 14 with its sanitizer and libFuzzer runtimes and
-# llvm-symbolizer for scripts/sanitize.sh). Packages already present are left as they are.
+# llvm-symbolizer for scripts/sanitize.sh, Open MPI for `edgetwin sweep --mpi`). Packages already present are left as they are.
 set -euo pipefail
 
-sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev)
+sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+              libjemalloc-dev libboost-dev)
 all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev gnuplot-nox
-              clang-14 libclang-rt-14-dev llvm-14)
+              clang-14 libclang-rt-14-dev llvm-14 openmpi-bin libopenmpi-dev)
 
 packages=("${all_packages[@]}")
 [[ "${1:-}" == "--sim" ]] && packages=("${sim_packages[@]}")

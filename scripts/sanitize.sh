@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 build=${EDGETWIN_SANITIZE_BUILD:-build-sanitize}
 export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer  # readable stacks (llvm-14)
-CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGETWIN_BUILD_CALIBRATE=OFF \
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGETWIN_BUILD_CALIBRATE=OFF -DEDGETWIN_MPI=OFF \
   -DEDGETWIN_SANITIZE=ON -DEDGETWIN_FUZZ=ON >/dev/null
 cmake --build "$build" -j"$(nproc)"
 # The kill tests time real processes and simulate thousands of configurations per kill: they

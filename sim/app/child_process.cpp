@@ -214,14 +214,26 @@ Interrupted::Interrupted(int signal)
 
 void run_in_children(std::size_t count, int jobs, const std::function<std::string(std::size_t)>& task,
                      const std::function<void(std::size_t, ChildResult)>& on_result) {
+  std::size_t next = 0;
+  run_in_children([&]() -> std::optional<std::size_t> { return next < count ? std::optional(next++) : std::nullopt; },
+                  jobs, task, on_result);
+}
+
+void run_in_children(const TaskSource& next_task, int jobs, const std::function<std::string(std::size_t)>& task,
+                     const std::function<void(std::size_t, ChildResult)>& on_result) {
   const TerminationHandlers handlers;
   RunningChildren running;
   auto& children = running.list();
   const auto limit = static_cast<std::size_t>(std::clamp(jobs, 1, static_cast<int>(kMaxChildren)));
-  std::size_t next = 0;
-  while (next < count || !children.empty()) {
+  bool tasks_left = true;
+  while (tasks_left || !children.empty()) {
     if (g_signal != 0) throw Interrupted(g_signal);  // RunningChildren reaps what is left
-    while (next < count && children.size() < limit) children.push_back(spawn(next++, task));
+    while (tasks_left && children.size() < limit) {
+      const std::optional<std::size_t> next = next_task();
+      if (next) children.push_back(spawn(*next, task));
+      else tasks_left = false;
+    }
+    if (children.empty()) break;
     const auto ended = read_ready(children);
     if (!ended) continue;
     RunningChild child = std::move(children[*ended]);

@@ -56,6 +56,12 @@ struct ChildResult {
 void run_in_children(std::size_t count, int jobs, const std::function<std::string(std::size_t)>& task,
                      const std::function<void(std::size_t, ChildResult)>& on_result);
 
+// The same with task indices from next_task, asked only when a child may start: nothing
+// means none is left. Chunks handed out at run time (sim/app/chunk_distribution.hpp) use it.
+using TaskSource = std::function<std::optional<std::size_t>()>;
+void run_in_children(const TaskSource& next_task, int jobs, const std::function<std::string(std::size_t)>& task,
+                     const std::function<void(std::size_t, ChildResult)>& on_result);
+
 // One task: returns its bytes, or throws ChildProcessError with the error.
 std::string run_in_child(const std::function<std::string()>& produce);
 

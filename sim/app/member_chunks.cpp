@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/app/chunk_distribution.hpp"
 #include "sim/app/child_process.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/model/simulation.hpp"
@@ -36,33 +37,49 @@ std::string run_chunk(const std::function<MemberRun(std::size_t)>& prepare, std:
   return bytes;
 }
 
+// The bytes of a chunk whose child failed: each member with the child's error.
+std::string failed_chunk(std::size_t members, const std::string& error) {
+  std::string bytes;
+  for (std::size_t k = 0; k < members; ++k) {
+    append_records(bytes, std::vector<EpochStats>{});
+    append_text(bytes, "simulation failed: " + error);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::vector<MemberResult> simulate_members(std::size_t count, const std::function<MemberRun(std::size_t)>& prepare,
                                            const ChunkSettings& settings,
                                            const std::function<void(std::size_t)>& progress) {
-  std::vector<MemberResult> results(count);
   const std::size_t chunk = std::max<std::size_t>(1, settings.chunk_size);
   const std::size_t chunks = (count + chunk - 1) / chunk;
+  const auto members_of = [&](std::size_t c) { return std::min(chunk, count - c * chunk); };
+  LocalDistribution local;
+  ChunkDistribution& distribution = settings.distribution ? *settings.distribution : local;
+  ChunkBytes mine;
   std::size_t done = 0;
   run_in_children(
-      chunks, settings.jobs,
-      [&](std::size_t c) { return run_chunk(prepare, c * chunk, std::min(chunk, count - c * chunk)); },
+      distribution.hand_out(chunks), settings.jobs,
+      [&](std::size_t c) { return run_chunk(prepare, c * chunk, members_of(c)); },
       [&](std::size_t c, ChildResult outcome) {
-        const std::size_t first = c * chunk;
-        const std::size_t n = std::min(chunk, count - first);
-        if (outcome.error) {
-          for (std::size_t k = 0; k < n; ++k) results[first + k].error = "simulation failed: " + *outcome.error;
-        } else {
-          ChildBytesReader reader(outcome.bytes);
-          for (std::size_t k = 0; k < n; ++k) {
-            results[first + k].epochs = reader.records<EpochStats>();
-            results[first + k].error = reader.text();
-          }
-        }
-        done += n;
+        mine[c] = outcome.error ? failed_chunk(members_of(c), *outcome.error) : std::move(outcome.bytes);
+        done += members_of(c);
         if (progress) progress(done);
       });
+  const std::vector<std::string> all = distribution.gather(chunks, std::move(mine));
+  std::vector<MemberResult> results(count);
+  if (all.empty() && chunks > 0) {
+    for (auto& r : results) r.error = "results are on rank 0";
+    return results;
+  }
+  for (std::size_t c = 0; c < chunks; ++c) {
+    ChildBytesReader reader(all[c]);
+    for (std::size_t k = 0; k < members_of(c); ++k) {
+      results[c * chunk + k].epochs = reader.records<EpochStats>();
+      results[c * chunk + k].error = reader.text();
+    }
+  }
   return results;
 }
 

@@ -6,7 +6,7 @@
 // that message as its error and no epochs, and the others run. Results come back in index
 // order, each with every epoch the member's RunConfig asked for; a chunk whose engine fails
 // gives its members "simulation failed: <why>". progress(done) is called in the parent as
-// chunks finish.
+// its chunks finish. Member i is in chunk i / chunk_size whatever the distribution.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +30,12 @@ struct MemberResult {
   std::string error;  // non-empty: the member could not run
 };
 
+class ChunkDistribution;
+
 struct ChunkSettings {
-  int jobs = 2;
+  int jobs = 2;  // children of this process at once
+  // Where the chunks run (sim/app/chunk_distribution.hpp); none: all here.
+  ChunkDistribution* distribution = nullptr;
   // Members side by side in one engine. Not more: SimGrid 3.32 removes each finished activity
   // from one list of all activities in flight, so an engine's cost grows with the square of
   // its members (docs/simgrid.md, pitfall 13); fewer, and the fork per chunk shows.

@@ -38,6 +38,11 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
   cmd->add_flag("--single-engine", o.single_engine,
                 "Simulate the rounds with every device's pipeline in the round engine instead of replaying its "
                 "training simulated alone (the same rounds, slower)");
+  add_scale_out_options(*cmd, o.scale_out);
+}
+
+std::vector<OutputOption> plan_round_output_options() {
+  return {{"--json", false}, {"--csv", false}, {"--gantt", true}, {"--client-configs", true}, {"--jobs", true}};
 }
 
 namespace {
@@ -92,17 +97,7 @@ bool everyone_fits(const PlanReport& report) {
   return true;
 }
 
-}  // namespace
-
-int run_plan_round(const PlanRoundOptions& o) {
-  const FleetInstance fleet = instantiate_fleet(load_with_overrides(o));
-  const CandidateTable table(fleet, o.chunks);
-  PlannerSettings settings;
-  settings.frontier_points = o.frontier_points;
-  settings.chunks = o.chunks;
-  settings.single_engine = o.single_engine;
-  const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
-  const PlanReport report = build_plan_report(fleet, table, plan);
+void write_plan_outputs(const PlanRoundOptions& o, const PlanReport& report) {
   if (!o.gantt.empty()) {
     const GanttScript script = gantt_script(report, o.gantt.ends_with(".svg"), kGanttDeviceRows);
     draw_figure(o.gantt, {script.terminal, gantt_data(report, kGanttDeviceRows), script.commands});
@@ -111,7 +106,26 @@ int run_plan_round(const PlanRoundOptions& o) {
   if (o.json) write_plan_json(std::cout, report);
   else if (o.csv) write_plan_csv(std::cout, report);
   else write_plan_table(std::cout, report);
-  return everyone_fits(report) ? 0 : 2;
+}
+
+}  // namespace
+
+int run_plan_round(const PlanRoundOptions& o) {
+  ScaleOut scale_out("plan-round", o.scale_out, plan_round_output_options());
+  return scale_out.run_scaled([&] {
+    const FleetInstance fleet = instantiate_fleet(load_with_overrides(o));
+    ChunkSettings chunks = o.chunks;
+    chunks.distribution = scale_out.distribution();
+    const CandidateTable table(fleet, chunks);
+    PlannerSettings settings;
+    settings.frontier_points = o.frontier_points;
+    settings.chunks = chunks;
+    settings.single_engine = o.single_engine;
+    const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
+    const PlanReport report = build_plan_report(fleet, table, plan);
+    if (scale_out.writes_outputs()) write_plan_outputs(o, report);
+    return everyone_fits(report) ? 0 : 2;
+  });
 }
 
 }  // namespace edgetwin

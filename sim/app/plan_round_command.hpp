@@ -12,6 +12,7 @@
 #include <string>
 
 #include "sim/app/member_chunks.hpp"
+#include "sim/app/scale_out.hpp"
 
 namespace CLI {
 class App;
@@ -31,9 +32,12 @@ struct PlanRoundOptions {
   int frontier_points = 8;
   bool single_engine = false;
   ChunkSettings chunks;
+  ScaleOutOptions scale_out;
 };
 
 void add_plan_round_command(CLI::App& app, PlanRoundOptions& options);
 int run_plan_round(const PlanRoundOptions& options);
+// Its options that only say where results go (sim/app/scale_out.hpp).
+std::vector<OutputOption> plan_round_output_options();
 
 }  // namespace edgetwin

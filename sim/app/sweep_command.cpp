@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/catalogue_sweep.hpp"
 #include "sim/app/gnuplot.hpp"
 #include "sim/app/output_file.hpp"
+#include "sim/app/scale_out.hpp"
+#include "sim/app/sweep_output.hpp"
 #include "sim/app/sweep_plan.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
@@ -21,6 +24,9 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
                                           "mark the time-energy Pareto front; pick the best under constraints");
   cmd->add_option("--device", o.base.device, "Device: a shipped name or a TOML file")->capture_default_str();
   cmd->add_option("--workload", o.base.workload, "Workload: a shipped name or a TOML file")->capture_default_str();
+  cmd->add_option("--devices", o.devices,
+                  "Sweep many devices: a comma list of shipped names or files, or all (one CSV, a column per input)");
+  cmd->add_option("--workloads", o.workloads, "Sweep many workloads: a comma list, or all");
   cmd->add_option("--profile", o.base.profile, "Profile TOML from edgetwin-calibrate");
   cmd->add_option("--modes", o.modes,
                   "named (the device's nvpmodel modes), all (every cores x CPU x GPU x EMC step), or a comma list of "
@@ -52,79 +58,14 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
                   "Refuse a sweep of more configurations than this (each costs memory and time)")
       ->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress line on stderr");
+  add_scale_out_options(*cmd, o.scale_out);
+}
+
+std::vector<OutputOption> sweep_output_options() {
+  return {{"--csv", true}, {"--json", true}, {"--plot", true}, {"--quiet", false}, {"--jobs", true}};
 }
 
 namespace {
-
-std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, std::vector<std::size_t>& valid) {
-  std::vector<TradeoffPoint> points;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].error.empty()) continue;
-    valid.push_back(i);
-    const EpochStats& s = results[i].stats;
-    points.push_back({s.e2e_s, s.energy_j, s.peak_power_w});
-  }
-  return points;
-}
-
-std::string label(const SweepPoint& p) {
-  return fmt::format("{} ({} cores, CPU {:.1f}, GPU {:.1f}, EMC {:.1f} MHz), w={}, b={}, {}", p.mode, p.point.cores,
-                     p.point.cpu_hz / 1e6, p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
-}
-
-// The figures a sweep writes per configuration, in the metric table's order.
-std::vector<const MetricSpec*> sweep_metrics() {
-  std::vector<const MetricSpec*> out;
-  for (const MetricSpec& m : epoch_metrics())
-    if (!m.sweep_format.empty()) out.push_back(&m);
-  return out;
-}
-
-std::string csv_text(const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result) {
-  const auto metrics = sweep_metrics();
-  std::string out = "mode,cores,cpu_mhz,gpu_mhz,emc_mhz,workers,batch_size,storage,";
-  for (const MetricSpec* m : metrics) out += fmt::format("{},", m->name);
-  out += "pareto,error\n";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    const auto& p = r.point;
-    out += fmt::format("{},{},{:.1f},{:.2f},{:.1f},{},{},{},", p.mode, p.point.cores, p.point.cpu_hz / 1e6,
-                       p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);
-    for (const MetricSpec* m : metrics)
-      out += (r.error.empty() && has_value(*m, r.stats) ? format_value(*m, r.stats, m->sweep_format) : "") + ",";
-    if (r.error.empty())
-      out += fmt::format("{},\n", front_of_result[i] ? 1 : 0);
-    else
-      out += fmt::format("0,\"{}\"\n", r.error.substr(0, r.error.find('\n')));
-  }
-  return out;
-}
-
-nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std::vector<SweepResult>& results,
-                        const std::vector<bool>& front_of_result) {
-  nlohmann::json points = nlohmann::json::array();
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    nlohmann::json j = {{"mode", r.point.mode},          {"cores", r.point.point.cores},
-                        {"cpu_freq_hz", r.point.point.cpu_hz}, {"gpu_freq_hz", r.point.point.gpu_hz},
-                        {"emc_freq_hz", r.point.point.emc_hz}, {"workers", r.point.workers},
-                        {"batch_size", r.point.batch_size},  {"storage", r.point.storage}};
-    if (!r.error.empty()) {
-      j["error"] = r.error;
-    } else {
-      for (const MetricSpec* m : sweep_metrics())
-        j[m->name] = has_value(*m, r.stats) ? nlohmann::json(r.stats.*m->field) : nlohmann::json(nullptr);
-      j["pareto"] = front_of_result[i];
-    }
-    points.push_back(j);
-  }
-  return {{"device", in.device.name},
-          {"workload", in.workload.name},
-          {"estimated", in.workload.costs.provenance.is_estimate()},
-          {"window_batches", o.settings.window_batches},
-          {"epochs", o.base.epochs},
-          {"points", points}};
-}
 
 // Mode names go in double quotes: a name may hold spaces, never a newline (the loader says so).
 std::string plot_label(const SweepPoint& p) {
@@ -165,9 +106,7 @@ void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& resul
   }
 }
 
-}  // namespace
-
-int run_sweep_command(const SweepOptions& o) {
+int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
   const LoadedInputs in = load_inputs(o.base);
   const std::vector<SweepPoint> points = plan_sweep(o, in);
   if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
@@ -178,8 +117,10 @@ int run_sweep_command(const SweepOptions& o) {
                              in.device.name))});
 
   SweepSettings settings = o.settings;
-  settings.progress = !o.quiet;
+  settings.progress = !o.quiet && scale_out.writes_outputs();
+  settings.chunks.distribution = scale_out.distribution();
   const auto results = run_sweep(in, o.base, points, settings);
+  if (!scale_out.writes_outputs()) return 0;  // an MPI rank but 0: the results are there
   std::vector<std::size_t> valid;
   const auto tradeoff = tradeoffs(results, valid);
   if (valid.empty()) {
@@ -191,19 +132,28 @@ int run_sweep_command(const SweepOptions& o) {
   std::vector<bool> front_of_result(results.size(), false);
   for (std::size_t k = 0; k < valid.size(); ++k) front_of_result[valid[k]] = front[k];
 
+  const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
+  const auto choice = constraints.any() ? best_under(tradeoff, constraints) : std::nullopt;
+
   if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, front_of_result));
   if (!o.json.empty()) write_output_file(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
   if (!o.plot.empty()) draw_plot(o.plot, results, front_of_result);
   print_summary(in, results, valid, front_of_result);
 
-  const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
-  if (!constraints.any()) return 0;
-  const auto choice = best_under(tradeoff, constraints);
+  if (!choice) return 0;
   const auto& best = results[valid[choice->index]];
   fmt::print("\n{}: {}\n", choice->feasible ? "best under the constraints" : "no configuration meets the constraints; closest",
              label(best.point));
   for (const auto& m : choice->margins) fmt::print("  {}\n", m);
   return choice->feasible ? 0 : 2;
+}
+
+}  // namespace
+
+int run_sweep_command(const SweepOptions& o) {
+  ScaleOut scale_out("sweep", o.scale_out, sweep_output_options());
+  const bool many = !o.devices.empty() || !o.workloads.empty();
+  return scale_out.run_scaled([&] { return many ? run_catalogue_sweep(o, scale_out) : run_sweep_points(o, scale_out); });
 }
 
 }  // namespace edgetwin

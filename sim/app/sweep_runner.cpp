@@ -60,19 +60,30 @@ class Progress {
 
 std::vector<SweepResult> run_sweep(const LoadedInputs& inputs, const RunRequest& base,
                                    const std::vector<SweepPoint>& points, const SweepSettings& settings) {
-  Progress progress(points.size(), settings.progress);
+  return std::move(run_sweep_groups({{&inputs, base, points}}, settings).front());
+}
+
+std::vector<std::vector<SweepResult>> run_sweep_groups(const std::vector<SweepGroup>& groups,
+                                                       const SweepSettings& settings) {
+  std::vector<std::pair<std::size_t, std::size_t>> member_of;  // member -> (group, point)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t i = 0; i < groups[g].points.size(); ++i) member_of.emplace_back(g, i);
+  Progress progress(member_of.size(), settings.progress);
   const auto members = simulate_members(
-      points.size(),
-      [&](std::size_t i) {
-        Prepared p = prepare_point(inputs, base, points[i], settings.window_batches);
+      member_of.size(),
+      [&](std::size_t m) {
+        const auto [g, i] = member_of[m];
+        Prepared p = prepare_point(*groups[g].inputs, groups[g].base, groups[g].points[i], settings.window_batches);
         return MemberRun{std::move(p.device), std::move(p.workload), std::move(p.run)};
       },
       settings.chunks, [&](std::size_t done) { progress.update(done); });
-  std::vector<SweepResult> results(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    results[i].point = points[i];
-    results[i].error = members[i].error;
-    if (results[i].error.empty()) results[i].stats = summarise(members[i].epochs);
+  std::vector<std::vector<SweepResult>> results(groups.size());
+  for (std::size_t m = 0; m < member_of.size(); ++m) {
+    const auto [g, i] = member_of[m];
+    SweepResult& r = results[g].emplace_back();
+    r.point = groups[g].points[i];
+    r.error = members[m].error;
+    if (r.error.empty()) r.stats = summarise(members[m].epochs);
   }
   return results;
 }

@@ -41,4 +41,13 @@ struct SweepSettings {
 std::vector<SweepResult> run_sweep(const LoadedInputs& inputs, const RunRequest& base,
                                    const std::vector<SweepPoint>& points, const SweepSettings& settings);
 
+// Several sweeps (devices x workloads) as one batch of members: results per group, in order.
+struct SweepGroup {
+  const LoadedInputs* inputs = nullptr;
+  RunRequest base;
+  std::vector<SweepPoint> points;
+};
+std::vector<std::vector<SweepResult>> run_sweep_groups(const std::vector<SweepGroup>& groups,
+                                                       const SweepSettings& settings);
+
 }  // namespace edgetwin

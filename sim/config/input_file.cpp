@@ -10,7 +10,10 @@
 #include <fmt/format.h>
 
 namespace edgetwin {
+
 namespace {
+
+std::uint64_t g_digest = 0xcbf29ce484222325ULL;  // of the files read so far (inputs_digest)
 
 // Closes the descriptor however the read ends.
 class Descriptor {
@@ -49,6 +52,13 @@ std::string byte_size_text(std::size_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t hash) {
+  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return hash;
+}
+
+std::uint64_t inputs_digest() { return g_digest; }
+
 std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it.
   const Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
@@ -65,7 +75,10 @@ std::string read_input_file(const std::filesystem::path& file, std::size_t max_b
     const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail_with_errno("cannot read");
-    if (n == 0) return text;
+    if (n == 0) {
+      g_digest = fnv1a(text, fnv1a(std::to_string(text.size()) + ':', g_digest));  // contents, not paths
+      return text;
+    }
     text.append(buffer, static_cast<std::size_t>(n));
     if (text.size() > max_bytes) throw InputFileError("cannot read", too_large);  // it grew while being read
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,13 @@ class InputFileError : public std::runtime_error {
 
 // `what` names the kind of file in the size message ("a device, workload or profile file").
 std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what);
+
+// A digest of every input file this process has read so far (their bytes, in read order):
+// equal digests, equal inputs wherever the files lie. Shard files carry it (sim/app/shard_files.hpp).
+std::uint64_t inputs_digest();
+
+// FNV-1a, 64 bits: stable across builds and machines, for fingerprints.
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t hash = 0xcbf29ce484222325ULL);
 
 // "1 MiB", "64 MiB", "4096 bytes".
 std::string byte_size_text(std::size_t bytes);
