@@ -134,17 +134,16 @@ std::int64_t Pipeline::simulated_batches() const {
 // periodic from here on, so the window can end and be extended (sim/report/epoch_recorder.hpp).
 // Time alone is not enough: while workers fill their prefetch queues the trainer can already
 // run at its steady pace. Nor are three cycles alike soon after the start: the watch begins
-// once four prefetch depths of batches are done, as a planned window's quarters outlast the
-// depth (without it MobileNetV3 on Xavier NX, 1 worker, batch 32, from the SD card, stopped
-// within its first batches and its epoch's energy came out 0.53 % high, E2E exact). Checked at each
-// cycle's end; the first cycle (start-up) does not count.
+// once two prefetch depths of batches are done (without it MobileNetV3 on Xavier NX, 1 worker,
+// batch 32, from the SD card, stopped within its first batches and its epoch's energy came out
+// 0.53 % high, E2E exact; 0.16 % with two depths, 0.0 % with four, which cost the AGX sweep
+// 50 % more CPU). Checked at each cycle's end; the first cycle (start-up) does not count.
 void Pipeline::watch_for_steady_state(std::int64_t finished_batches) {
   const std::int64_t cycle = std::max(1, loader_.workers);
   if (!steady_window_ || steady_to_ >= 0 || finished_batches % cycle != 0) return;
   if (static_cast<std::int64_t>(batches().size()) >= batches_in_epoch_) return;  // the whole epoch anyway
-  // As the planned window's: its quarters outlast the prefetch depth (sim/app/sweep_runner.cpp).
   const std::int64_t depth = std::int64_t{loader_.prefetch_factor} * loader_.workers + 1;
-  if (finished_batches < 4 * depth) return;
+  if (finished_batches < 2 * depth) return;
   const double energy = energy_ != nullptr ? batches()[finished_batches - 1].record.energy_j : 0.0;
   cycle_ends_.push_back({now(), cpu_cycles_, energy});
   const std::size_t n = cycle_ends_.size();
