@@ -8,10 +8,12 @@
 // energy budget (the report says which), 0 otherwise.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "sim/app/member_chunks.hpp"
+#include "sim/config/input_limits.hpp"
 
 namespace CLI {
 class App;
@@ -30,6 +32,7 @@ struct PlanRoundOptions {
   std::string client_configs;
   int frontier_points = 8;
   bool single_engine = false;
+  std::int64_t max_devices = limits::fleet_devices;
   ChunkSettings chunks;
 };
 
