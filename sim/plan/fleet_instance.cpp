@@ -21,7 +21,8 @@ constexpr double kBytesPerParameter = 4;
 constexpr double kMaxSamples = 1e8;
 
 // Runs `load`, and places whatever ConfigError it throws at the fleet key that named the input:
-// a problem inside another file keeps its own place, one about the name itself moves here.
+// a problem inside another file keeps its own place; one about the name itself, or about a
+// whole file (cannot open it, a device without a line in a trace: line 0), moves here.
 template <typename F>
 void located(const FleetSpec& fleet, const std::string& key, std::vector<Diagnostic>& problems, F&& load) {
   try {
@@ -30,6 +31,8 @@ void located(const FleetSpec& fleet, const std::string& key, std::vector<Diagnos
     for (Diagnostic d : e.diagnostics()) {
       if (d.file.empty()) {
         d = fleet.source.at(key, d.message);
+      } else if (d.line == 0 && d.file != fleet.source_file) {
+        d = fleet.source.at(key, d.file + ": " + d.message);
       }
       problems.push_back(std::move(d));
     }

@@ -210,6 +210,15 @@ TEST_F(FleetFile, AGroupOfMoreConfigurationsThanASweepIsRefusedBeforeTheyAreBuil
   EXPECT_THAT(errors[0], HasSubstr("more than a sweep's 1000000; narrow power_modes, workers or batch_size"));
 }
 
+TEST_F(FleetFile, ADeviceFileThatCannotBeOpenedIsPlacedAtTheKeyThatNamedIt) {
+  // The problem was placed in "no/such.toml" at line 0, a file nobody could read, instead of
+  // at the fleet's line (fleet_fuzzer's invariant: problems lie in a file the load read).
+  const auto file = write(replaced(kFleet, "device = \"jetson-nano\"", "device = \"no/such.toml\""));
+  const auto errors = errors_of([&] { instantiate_fleet(load_fleet(file)); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr(at("20:10: group[0].device: no/such.toml: cannot open file")));
+}
+
 // Availability traces -------------------------------------------------------------------
 
 TEST(AvailabilityTrace, AFileOfBadLinesListsAHundredAndCountsTheRest) {
