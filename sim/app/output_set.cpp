@@ -94,6 +94,10 @@ fs::path staging_directory_of(const fs::path& dir) {
 
 void write_output_set(const fs::path& target, const std::map<std::string, std::string>& files) {
   const fs::path dir = normalised(target);
+  // A name with a directory in it could be staged but not moved into place.
+  for (const auto& [name, text] : files)
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+      throw OutputError(fmt::format("{}: cannot write \"{}\" there: not a plain file name", dir.string(), name));
   const TerminationHeld held;
   std::error_code ec;
   fs::create_directories(parent_of(dir), ec);

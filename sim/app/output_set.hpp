@@ -9,6 +9,7 @@
 // were written, dir is untouched and only the staging directory is left; the next call removes
 // staging directories whose process is gone. Any failure throws OutputError naming the path
 // and the operating system's reason, and leaves dir as it was (its staging directory removed).
+// The names in files are plain file names (no '/'), checked before anything is written.
 #pragma once
 
 #include <filesystem>
