@@ -9,7 +9,7 @@
 # OUT_DIR/<target>/crash-* (or timeout-*, oom-*) and the script exits 1. A long campaign is the
 # same command with more seconds, and EDGETWIN_FUZZ_RUNS=N to stop each target after N inputs
 # (EDGETWIN_FUZZ_PARALLEL=1 runs them one after another); docs/reliability.md has the figures
-# of the last one.
+# of the last one. EDGETWIN_FUZZ_ONLY="device_fuzzer fleet_fuzzer" runs only those targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/fuzz.sh BUILD_DIR SECONDS_PER_TARGET [OUT_DIR]}
@@ -28,7 +28,18 @@ targets=(
   "study_log_fuzzer study_log csv"
   "report_json_fuzzer report_json json"
   "run_journal_fuzzer run_journal json"
+  "fleet_fuzzer fleet fleet"
+  "shard_file_fuzzer shard_file json"
 )
+
+if [[ -n "${EDGETWIN_FUZZ_ONLY:-}" ]]; then
+  chosen=()
+  for entry in "${targets[@]}"; do
+    read -r target _ _ <<<"$entry"
+    [[ " $EDGETWIN_FUZZ_ONLY " == *" $target "* ]] && chosen+=("$entry")
+  done
+  targets=("${chosen[@]}")
+fi
 
 # The loaders read files: keep the fuzzers' scratch files in memory where there is a tmpfs.
 scratch=/tmp

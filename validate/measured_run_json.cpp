@@ -28,15 +28,16 @@ json measured_run_json(const MeasuredRun& run) {
 MeasuredRun measured_run_from_json(const json& j) {
   MeasuredRun run;
   for (const auto& e : j.at("epochs")) {
-    MeasuredEpoch m{e.at("e2e_s"), e.at("stall_s"), e.at("compute_s"), std::nullopt, e.at("hit_probes")};
+    MeasuredEpoch m{e.at("e2e_s"), e.at("stall_s"), e.at("compute_s"), std::nullopt,
+                    integer_of<std::int64_t>(e.at("hit_probes"))};
     if (!e.at("cache_hit_ratio").is_null()) m.hit_ratio = e.at("cache_hit_ratio").get<double>();
     run.epochs.push_back(m);
   }
   run.load_average_1m = j.at("load_1m_at_start");
-  run.mem_available_bytes = j.at("mem_available_bytes_at_start");
-  run.balloon_planned_bytes = j.at("balloon_planned_bytes");
-  run.balloon_bytes = j.at("balloon_bytes");
-  run.balloon_deflated_bytes = j.at("balloon_deflated_bytes");
+  run.mem_available_bytes = integer_of<std::uint64_t>(j.at("mem_available_bytes_at_start"));
+  run.balloon_planned_bytes = integer_of<std::uint64_t>(j.at("balloon_planned_bytes"));
+  run.balloon_bytes = integer_of<std::uint64_t>(j.at("balloon_bytes"));
+  run.balloon_deflated_bytes = integer_of<std::uint64_t>(j.at("balloon_deflated_bytes"));
   run.balloon_locked = j.at("balloon_locked");
   run.balloon_inflate_s = j.at("balloon_inflate_s");
   run.resident_fraction_at_start = j.at("resident_fraction_at_start");

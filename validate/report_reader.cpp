@@ -22,7 +22,7 @@ EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
     for (const auto& r : c.at("runs")) runs.push_back(measured_run_from_json(r));
   }
   for (const auto& r : doc.at("session").at("load").at("rounds")) {
-    m.rounds.push_back({r.at("round"), LoadWait{r.at("waited_s"), r.at("load_1m"), r.at("quiet")}});
+    m.rounds.push_back({integer_of<int>(r.at("round")), LoadWait{r.at("waited_s"), r.at("load_1m"), r.at("quiet")}});
   }
   return m;
 }

@@ -34,7 +34,7 @@ std::map<std::pair<int, std::string>, MeasuredRun> RunJournal::load() const {
   while (std::getline(in, line)) {
     try {
       const json j = json::parse(line);
-      runs[{j.at("round").get<int>(), j.at("config").get<std::string>()}] = measured_run_from_json(j.at("run"));
+      runs[{integer_of<int>(j.at("round")), j.at("config").get<std::string>()}] = measured_run_from_json(j.at("run"));
     } catch (const std::exception&) {
       break;  // a line cut short by the kill: the runs before it stand
     }

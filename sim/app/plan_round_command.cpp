@@ -9,6 +9,7 @@
 #include "sim/app/catalogue.hpp"
 #include "sim/app/gnuplot.hpp"
 #include "sim/app/output_file.hpp"
+#include "sim/app/output_set.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/fleet_loader.hpp"
 #include "sim/config/option_checks.hpp"
@@ -35,6 +36,8 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
                   "Write each device's plan as JSON for its FL client into this directory (docs/federated.md)");
   cmd->add_option("--frontier", o.frontier_points, "Deadlines on the energy-deadline frontier")->capture_default_str();
   cmd->add_option("--jobs", o.chunks.jobs, "Processes simulating at once")->capture_default_str();
+  cmd->add_option("--max-devices", o.max_devices, "Refuse a fleet of more devices than this (docs/reliability.md)")
+      ->capture_default_str();
   cmd->add_flag("--single-engine", o.single_engine,
                 "Simulate the rounds with every device's pipeline in the round engine instead of replaying its "
                 "training simulated alone (the same rounds, slower)");
@@ -54,8 +57,10 @@ Objective objective_of(const std::string& name) {
 }
 
 FleetSpec load_with_overrides(const PlanRoundOptions& o) {
-  FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet));
   std::vector<Diagnostic> problems;
+  check_count_option(problems, "--max-devices", o.max_devices, Bound::positive, "");
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet), o.max_devices);
   if (o.deadline_s) {
     check_number_option(problems, "--deadline", *o.deadline_s, Bound::positive, "s");
     spec.round.deadline_s = *o.deadline_s;
@@ -68,25 +73,12 @@ FleetSpec load_with_overrides(const PlanRoundOptions& o) {
   check_count_option(problems, "--jobs", o.chunks.jobs, Bound::positive, "processes");
   if (!o.gantt.empty())
     if (auto problem = output_target_problem(o.gantt, "--gantt")) problems.push_back(std::move(*problem));
+  std::error_code ec;
+  if (!o.client_configs.empty() && std::filesystem::exists(o.client_configs, ec) &&
+      !std::filesystem::is_directory(o.client_configs, ec))
+    problems.push_back(Diagnostic{"", 0, 0, "--client-configs", fmt::format("{} is not a directory", o.client_configs)});
   if (!problems.empty()) throw ConfigError(std::move(problems));
   return spec;
-}
-
-// Every file is written under a temp name first; a failure leaves none of them.
-void write_client_configs(const std::string& dir, const PlanReport& report) {
-  std::filesystem::create_directories(dir);
-  std::vector<std::string> written;
-  try {
-    for (const auto& [name, text] : client_configs(report)) {
-      const auto path = (std::filesystem::path(dir) / name).string();
-      write_output_file(path, text);
-      written.push_back(path);
-    }
-  } catch (...) {
-    std::error_code ignored;
-    for (const auto& path : written) std::filesystem::remove(path, ignored);
-    throw;
-  }
 }
 
 constexpr std::size_t kGanttDeviceRows = 60;
@@ -102,7 +94,7 @@ void write_plan_outputs(const PlanRoundOptions& o, const PlanReport& report) {
     const GanttScript script = gantt_script(report, o.gantt.ends_with(".svg"), kGanttDeviceRows);
     draw_figure(o.gantt, {script.terminal, gantt_data(report, kGanttDeviceRows), script.commands});
   }
-  if (!o.client_configs.empty()) write_client_configs(o.client_configs, report);
+  if (!o.client_configs.empty()) write_output_set(o.client_configs, client_configs(report));
   if (o.json) write_plan_json(std::cout, report);
   else if (o.csv) write_plan_csv(std::cout, report);
   else write_plan_table(std::cout, report);

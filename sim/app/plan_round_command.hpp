@@ -8,11 +8,13 @@
 // energy budget (the report says which), 0 otherwise.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "sim/app/member_chunks.hpp"
 #include "sim/app/scale_out.hpp"
+#include "sim/config/input_limits.hpp"
 
 namespace CLI {
 class App;
@@ -31,6 +33,7 @@ struct PlanRoundOptions {
   std::string client_configs;
   int frontier_points = 8;
   bool single_engine = false;
+  std::int64_t max_devices = limits::fleet_devices;
   ChunkSettings chunks;
   ScaleOutOptions scale_out;
 };

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/input_file.hpp"
+#include "sim/config/input_limits.hpp"
 
 namespace edgetwin {
 namespace {
@@ -35,6 +37,9 @@ std::vector<Token> tokens_of(const std::string& line) {
   }
   return out;
 }
+
+// A token as a message shows it: at most 40 bytes, so one bad line stays one readable line.
+std::string shown(const std::string& token) { return token.size() <= 40 ? token : token.substr(0, 40) + "..."; }
 
 bool parse_number(const std::string& text, double& out) {
   char* end = nullptr;
@@ -62,11 +67,18 @@ bool AvailabilityTrace::active_throughout(std::int64_t device, double from_s, do
 
 AvailabilityTrace load_availability_trace(const std::filesystem::path& file, std::int64_t devices) {
   const std::string name = file.string();
-  std::ifstream in(file);
-  if (!in) throw ConfigError({Diagnostic{name, 0, 0, "", fmt::format("cannot open: {}", std::strerror(errno))}});
+  std::string content;
+  try {
+    content = read_input_file(file, limits::trace_file_bytes, "an availability trace");
+  } catch (const InputFileError& error) {
+    throw ConfigError({Diagnostic{name, 0, 0, "", error.what()}});
+  }
+  std::istringstream in(content);
   std::vector<Diagnostic> problems;
+  std::size_t not_shown = 0;
   auto problem = [&](int line, int column, std::string message) {
-    problems.push_back(Diagnostic{name, line, column, "", std::move(message)});
+    if (problems.size() < limits::diagnostics_per_file) problems.push_back(Diagnostic{name, line, column, "", std::move(message)});
+    else ++not_shown;
   };
   std::vector<std::vector<double>> times(static_cast<std::size_t>(std::max<std::int64_t>(devices, 0)));
   std::vector<int> line_of(times.size(), 0);
@@ -76,7 +88,7 @@ AvailabilityTrace load_availability_trace(const std::filesystem::path& file, std
     if (tokens.empty()) continue;
     double index = 0;
     if (!parse_number(tokens[0].text, index) || index < 0 || index != std::floor(index)) {
-      problem(line, tokens[0].column, fmt::format("expected a device index (0, 1, ...), got \"{}\"", tokens[0].text));
+      problem(line, tokens[0].column, fmt::format("expected a device index (0, 1, ...), got \"{}\"", shown(tokens[0].text)));
       continue;
     }
     if (index >= static_cast<double>(devices)) {
@@ -92,7 +104,7 @@ AvailabilityTrace load_availability_trace(const std::filesystem::path& file, std
     for (std::size_t k = 1; k < tokens.size(); ++k) {
       double t = 0;
       if (!parse_number(tokens[k].text, t) || t < 0) {
-        problem(line, tokens[k].column, fmt::format("expected a time in seconds (>= 0), got \"{}\"", tokens[k].text));
+        problem(line, tokens[k].column, fmt::format("expected a time in seconds (>= 0), got \"{}\"", shown(tokens[k].text)));
         break;
       }
       if (!times[device].empty() && t <= times[device].back()) {
@@ -105,6 +117,9 @@ AvailabilityTrace load_availability_trace(const std::filesystem::path& file, std
   }
   for (std::size_t d = 0; d < times.size(); ++d)
     if (line_of[d] == 0) problem(0, 0, fmt::format("device {} of the group has no line", d));
+  if (not_shown > 0)
+    problems.push_back(Diagnostic{name, 0, 0, "", fmt::format("and {} more problems (the first {} are listed)", not_shown,
+                                                             limits::diagnostics_per_file)});
   if (!problems.empty()) throw ConfigError(std::move(problems));
   return AvailabilityTrace(std::move(times));
 }

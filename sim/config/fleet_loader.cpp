@@ -16,6 +16,12 @@ constexpr std::array<std::string_view, 2> kSelections{"random", "all"};
 constexpr std::array<std::string_view, 3> kIdleStates{"dvfs-on", "dvfs-off", "suspend"};
 constexpr std::array<std::string_view, 3> kDistributions{"fixed", "uniform", "lognormal"};
 constexpr std::array<std::string_view, 1> kAvailabilityWords{"always"};
+// Over-commitment selects ceil(f x K) clients: FedScale and Bonawitz et al. use 1.3; beyond
+// 100 it is a typo (and f x K must stay a count).
+constexpr double kMaxOverCommitment = 100;
+// A log-normal spread of dataset sizes: real client datasets have sigma of about 0.5 to 2;
+// sigma 10 already spans e^(+-30).
+constexpr double kMaxSigma = 10;
 
 // The five figures of a network class under `table` (an inline [network.<name>] or a file's
 // [network]).
@@ -57,9 +63,9 @@ void read_round(TomlReader& reader, RoundSpec& round) {
     round.upload_bytes = bytes;
   reader.read_count("round.clients_per_round", round.clients_per_round, Presence::required, Bound::positive, "clients");
   if (reader.read_number("round.over_commitment", round.over_commitment, Presence::optional, Bound::positive, "")) {
-    if (round.over_commitment < 1)
-      reader.add_error("round.over_commitment",
-                       fmt::format("expected at least 1 (select ceil(f x K) clients), got {}", round.over_commitment));
+    if (round.over_commitment < 1 || round.over_commitment > kMaxOverCommitment)
+      reader.add_error("round.over_commitment", fmt::format("expected 1 to {} (select ceil(f x K) clients), got {}",
+                                                            kMaxOverCommitment, round.over_commitment));
   }
   reader.read_number("round.deadline_s", round.deadline_s, Presence::required, Bound::positive, "s");
   reader.read_count("round.rounds", round.rounds, Presence::optional, Bound::positive, "rounds");
@@ -130,7 +136,9 @@ void read_samples(TomlReader& reader, const std::string& key, SampleDistribution
   } else {
     d.kind = SampleDistribution::Kind::lognormal;
     reader.read_number(key + ".median", d.median, Presence::required, Bound::positive, "samples");
-    reader.read_number(key + ".sigma", d.sigma, Presence::required, Bound::non_negative, "");
+    if (reader.read_number(key + ".sigma", d.sigma, Presence::required, Bound::non_negative, "") && d.sigma > kMaxSigma)
+      reader.add_error(key + ".sigma", fmt::format("expected at most {} (a log-normal spread of e^(+-{}) per standard "
+                                                   "deviation), got {}", kMaxSigma, kMaxSigma, d.sigma));
   }
 }
 
@@ -237,8 +245,11 @@ void read_networks(TomlReader& reader, FleetSpec& fleet, const std::filesystem::
   }
 }
 
-void check_clients(TomlReader& reader, const FleetSpec& fleet) {
+void check_clients(TomlReader& reader, const FleetSpec& fleet, std::int64_t max_devices) {
   const std::int64_t devices = fleet_size(fleet);
+  if (devices > max_devices)
+    reader.add_error("group", fmt::format("the groups hold {} devices, more than --max-devices ({}); lower the counts or "
+                                          "raise --max-devices", devices, max_devices));
   if (fleet.round.clients_per_round > devices && devices > 0)
     reader.add_error("round.clients_per_round",
                      fmt::format("expected at most the fleet's {} devices, got {}", devices, fleet.round.clients_per_round));
@@ -269,7 +280,7 @@ NetworkSpec load_network(const std::filesystem::path& file) {
   return net;
 }
 
-FleetSpec load_fleet(const std::filesystem::path& file) {
+FleetSpec load_fleet(const std::filesystem::path& file, std::int64_t max_devices) {
   TomlReader reader(file);
   FleetSpec fleet;
   fleet.source_file = file.string();
@@ -280,7 +291,7 @@ FleetSpec load_fleet(const std::filesystem::path& file) {
     read_server(reader, fleet.server);
     read_groups(reader, fleet);
     read_networks(reader, fleet, file);
-    check_clients(reader, fleet);
+    check_clients(reader, fleet, max_devices);
     read_provenance(reader, "provenance.fleet", fleet.provenance);
   }
   reader.finish();

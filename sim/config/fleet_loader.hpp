@@ -12,10 +12,12 @@
 #include <filesystem>
 
 #include "sim/config/fleet_specs.hpp"
+#include "sim/config/input_limits.hpp"
 
 namespace edgetwin {
 
-FleetSpec load_fleet(const std::filesystem::path& file);
+// max_devices bounds the devices over all groups (plan-round's --max-devices).
+FleetSpec load_fleet(const std::filesystem::path& file, std::int64_t max_devices = limits::fleet_devices);
 
 // A network class file: [network] with the five rates and powers, [provenance].network.
 NetworkSpec load_network(const std::filesystem::path& file);

@@ -44,7 +44,7 @@ struct SampleDistribution {
   Kind kind = Kind::fixed;
   std::int64_t samples = 0;       // fixed
   std::int64_t min = 0, max = 0;  // uniform, inclusive
-  double median = 0, sigma = 0;   // lognormal: exp(N(ln median, sigma^2)), rounded, at least 1
+  double median = 0, sigma = 0;   // lognormal: exp(N(ln median, sigma^2)), rounded, 1 to 1e8; sigma <= 10
 };
 
 // When a device can take part: always, with a probability per round (seeded), or as a trace

@@ -35,6 +35,16 @@ inline constexpr std::size_t json_file_bytes = 64 << 20;
 // Configurations one sweep simulates unless --max-configurations says more: every custom
 // mode of the AGX Xavier (29,232) times 34 worker/batch/storage combinations.
 inline constexpr std::int64_t sweep_configurations = 1'000'000;
+// Devices of one fleet unless plan-round's --max-devices says more: FedScale's largest
+// client traces hold about 100,000 devices per round's pool; the planner keeps a row of
+// figures per device and configuration.
+inline constexpr std::int64_t fleet_devices = 100'000;
+// Device-configuration pairs one plan holds (devices x the configurations their group may
+// choose): the candidate table keeps one estimate per pair, about 100 bytes.
+inline constexpr std::int64_t plan_pairs = 10'000'000;
+// An availability trace (plain text, a line per device).
+inline constexpr std::size_t trace_file_bytes = 64 << 20;
+
 // Batches one run simulates (epochs x batches per epoch, or the windows of them): 80,000
 // batches take about a second (docs/performance.md), so this is hours.
 inline constexpr std::int64_t simulated_batches = 100'000'000;

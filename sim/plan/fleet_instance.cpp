@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/input_limits.hpp"
 #include "sim/config/operating_point.hpp"
 #include "sim/config/run_validator.hpp"
 #include "sim/config/seeded_random.hpp"
@@ -16,9 +17,12 @@ namespace {
 
 // Bytes of the model a client downloads and uploads when the fleet does not say: FP32 weights.
 constexpr double kBytesPerParameter = 4;
+// The most samples a dataset may hold (sim/config/physical_range.cpp, "samples").
+constexpr double kMaxSamples = 1e8;
 
 // Runs `load`, and places whatever ConfigError it throws at the fleet key that named the input:
-// a problem inside another file keeps its own place, one about the name itself moves here.
+// a problem inside another file keeps its own place; one about the name itself, or about a
+// whole file (cannot open it, a device without a line in a trace: line 0), moves here.
 template <typename F>
 void located(const FleetSpec& fleet, const std::string& key, std::vector<Diagnostic>& problems, F&& load) {
   try {
@@ -27,6 +31,8 @@ void located(const FleetSpec& fleet, const std::string& key, std::vector<Diagnos
     for (Diagnostic d : e.diagnostics()) {
       if (d.file.empty()) {
         d = fleet.source.at(key, d.message);
+      } else if (d.line == 0 && d.file != fleet.source_file) {
+        d = fleet.source.at(key, d.file + ": " + d.message);
       }
       problems.push_back(std::move(d));
     }
@@ -42,8 +48,22 @@ void build_candidates(const FleetSpec& fleet, GroupInstance& g, std::vector<Diag
   const LoaderSpec& defaults = g.inputs.workload.loader;
   std::vector<std::pair<std::string, OperatingPoint>> modes;
   located(fleet, spec.key + ".power_modes", problems, [&] { modes = select_modes(g.inputs.device, spec.power_modes); });
-  for (const int batch : or_default(spec.batch_sizes, defaults.batch_size)) {
-    for (const int workers : or_default(spec.workers, defaults.workers)) {
+  const auto batches = or_default(spec.batch_sizes, defaults.batch_size);
+  const auto workers_list = or_default(spec.workers, defaults.workers);
+  // Counted before any is built: "all" modes of an AGX Xavier times long lists would not fit in
+  // memory.
+  const double configurations =
+      static_cast<double>(modes.size()) * static_cast<double>(batches.size()) * static_cast<double>(workers_list.size());
+  if (configurations > static_cast<double>(limits::sweep_configurations)) {
+    problems.push_back(fleet.source.at(
+        spec.key + ".power_modes",
+        fmt::format("{} configurations ({} power modes x {} batch sizes x {} worker counts), more than a sweep's "
+                    "{}; narrow power_modes, workers or batch_size",
+                    configurations, modes.size(), batches.size(), workers_list.size(), limits::sweep_configurations)));
+    return;
+  }
+  for (const int batch : batches) {
+    for (const int workers : workers_list) {
       LoaderSpec loader = defaults;
       loader.batch_size = batch;
       loader.workers = workers;
@@ -110,7 +130,8 @@ std::vector<std::int64_t> draw_sample_counts(const SampleDistribution& d, int co
         out.push_back(d.min + static_cast<std::int64_t>(random.below(static_cast<std::uint64_t>(d.max - d.min + 1))));
         break;
       case SampleDistribution::Kind::lognormal:
-        out.push_back(std::max<std::int64_t>(1, std::llround(d.median * std::exp(d.sigma * random.normal()))));
+        // Clamped before rounding: exp() of a wide spread can pass what a dataset may hold.
+        out.push_back(std::llround(std::clamp(d.median * std::exp(d.sigma * random.normal()), 1.0, kMaxSamples)));
         break;
     }
   }
@@ -122,6 +143,14 @@ FleetInstance instantiate_fleet(FleetSpec spec) {
   fleet.spec = std::move(spec);
   std::vector<Diagnostic> problems;
   for (const DeviceGroupSpec& g : fleet.spec.groups) fleet.groups.push_back(instantiate_group(fleet.spec, g, problems));
+  double pairs = 0;
+  for (const GroupInstance& g : fleet.groups)
+    pairs += static_cast<double>(g.spec->count) * static_cast<double>(g.candidates.size());
+  if (problems.empty() && pairs > static_cast<double>(limits::plan_pairs))
+    problems.push_back(fleet.spec.source.at(
+        "group", fmt::format("{} device-configuration pairs (devices x the configurations of their group), more than "
+                             "{}; narrow power_modes, workers or batch_size of the larger groups",
+                             pairs, limits::plan_pairs)));
   if (!problems.empty()) throw ConfigError(std::move(problems));
   fleet.parameters = fleet.groups.front().inputs.workload.model_spec.parameters;
   const double model_bytes = static_cast<double>(fleet.parameters) * kBytesPerParameter;

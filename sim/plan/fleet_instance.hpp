@@ -5,8 +5,10 @@
 // Contract: instantiate_fleet resolves each group's device (shipped name or path), the
 // workload (and the group's profile) as `edgetwin predict` would, its storage, power modes,
 // workers and batch sizes, and its availability trace; every problem is reported at the fleet
-// key that named it (file:line:column) and thrown as one ConfigError. Dataset sizes are drawn
-// from the group's distribution with the fleet's seed (identical on every platform). Devices
+// key that named it (file:line:column) and thrown as one ConfigError, as are a group of more
+// configurations than a sweep may have and a fleet of more device-configuration pairs than
+// limits::plan_pairs. Dataset sizes are drawn from the group's distribution with the fleet's
+// seed (identical on every platform), log-normal draws clamped to 1..1e8 samples. Devices
 // are numbered in group order; a device's name is "<group>/<index in group>".
 #pragma once
 

@@ -1,9 +1,12 @@
 // Fleet files and availability traces: what they hold, and every bad input located.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 
 #include "sim/config/availability_trace.hpp"
 #include "sim/config/config_error.hpp"
@@ -147,7 +150,7 @@ TEST_F(FleetFile, EveryProblemIsReportedWithItsPlace) {
     return std::any_of(errors.begin(), errors.end(), [&](const std::string& e) { return e.find(part) != std::string::npos; });
   };
   EXPECT_TRUE(has("round.local_steps: give either local_epochs or local_steps, not both"));
-  EXPECT_TRUE(has("round.over_commitment: expected at least 1"));
+  EXPECT_TRUE(has("round.over_commitment: expected 1 to 100"));
   EXPECT_TRUE(has("group[1].samples.max: expected at least min (300), got 200"));
   EXPECT_TRUE(has("group[1].name: group \"a\" is defined twice"));
   EXPECT_TRUE(has("group[0].idel: unknown key"));
@@ -161,7 +164,86 @@ TEST_F(FleetFile, AnUnknownNetworkClassNamesWhereItLooked) {
   EXPECT_THAT(errors[0], HasSubstr(at("25:11")));
 }
 
+// Bounds on what multiplies (docs/reliability.md) ------------------------------------------
+
+TEST_F(FleetFile, AFleetOfTooManyDevicesNamesTheLimitAndHowToRaiseIt) {
+  const auto file = write(replaced(kFleet, "count = 3", "count = 200000"));
+  const auto errors = errors_of([&] { load_fleet(file); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("the groups hold 200002 devices, more than --max-devices (100000); lower the counts "
+                                   "or raise --max-devices"));
+  EXPECT_EQ(fleet_size(load_fleet(file, 200002)), 200002);
+  EXPECT_EQ(errors_of([&] { load_fleet(write(kFleet), 4); }).size(), 1u);
+}
+
+TEST_F(FleetFile, AnOverCommitmentPastAHundredIsRefused) {
+  // 1e308 x K was cast to a count of clients (undefined behaviour) when a round selected them.
+  const auto errors = errors_of([&] { load_fleet(write(replaced(kFleet, "over_commitment = 1.5", "over_commitment = 1e308"))); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("round.over_commitment: expected 1 to 100 (select ceil(f x K) clients), got 1e+308"));
+}
+
+TEST_F(FleetFile, ALogNormalSpreadPastTenIsRefusedAndDrawsStayWithinADataset) {
+  const auto errors = errors_of([&] {
+    load_fleet(write(replaced(kFleet, "samples = 500", "samples = { distribution = \"lognormal\", median = 500, sigma = 700 }")));
+  });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("group[0].samples.sigma: expected at most 10"));
+  // exp(10 x z) passes 1e8 samples for z > 1.2: clamped before rounding (llround of inf was
+  // undefined), so every device has a dataset a simulation can take.
+  SampleDistribution wide{SampleDistribution::Kind::lognormal, 0, 0, 0, 1e7, 10};
+  for (const std::int64_t n : draw_sample_counts(wide, 200, 7)) {
+    EXPECT_GE(n, 1);
+    EXPECT_LE(n, 100'000'000);
+  }
+}
+
+TEST_F(FleetFile, AGroupOfMoreConfigurationsThanASweepIsRefusedBeforeTheyAreBuilt) {
+  // 29,232 custom modes of the AGX Xavier x 6 x 6: over a million, refused without building one.
+  std::string workers = "workers = { choose = [1, 2, 3, 4, 5, 6] }";
+  std::string text = replaced(kFleet, "workers = { choose = [2, 1] }\nbatch_size = 16",
+                              workers + "\nbatch_size = { choose = [8, 16, 24, 32, 48, 64] }\npower_modes = \"all\"");
+  text = replaced(text, "device = \"jetson-nano\"", "device = \"agx-xavier\"");
+  const auto errors = errors_of([&] { instantiate_fleet(load_fleet(write(text))); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("group[0].power_modes: "));
+  EXPECT_THAT(errors[0], HasSubstr("more than a sweep's 1000000; narrow power_modes, workers or batch_size"));
+}
+
+TEST_F(FleetFile, ADeviceFileThatCannotBeOpenedIsPlacedAtTheKeyThatNamedIt) {
+  // The problem was placed in "no/such.toml" at line 0, a file nobody could read, instead of
+  // at the fleet's line (fleet_fuzzer's invariant: problems lie in a file the load read).
+  const auto file = write(replaced(kFleet, "device = \"jetson-nano\"", "device = \"no/such.toml\""));
+  const auto errors = errors_of([&] { instantiate_fleet(load_fleet(file)); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr(at("20:10: group[0].device: no/such.toml: cannot open file")));
+}
+
 // Availability traces -------------------------------------------------------------------
+
+TEST(AvailabilityTrace, AFileOfBadLinesListsAHundredAndCountsTheRest) {
+  TempDir dir("edgetwin-trace");
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "x" + std::string(100, 'y') + "\n";  // and devices 0..2 have no line
+  write_text(dir / "t.txt", text);
+  const auto errors = errors_of([&] { load_availability_trace(dir / "t.txt", 3); });
+  ASSERT_EQ(errors.size(), 101u);
+  EXPECT_THAT(errors[0], HasSubstr(":1:1: expected a device index (0, 1, ...), got \"xyyy"));
+  EXPECT_THAT(errors[0], HasSubstr("...\""));
+  EXPECT_LT(errors[0].size(), 200u);
+  EXPECT_THAT(errors[100], HasSubstr("and 403 more problems (the first 100 are listed)"));
+}
+
+TEST(AvailabilityTrace, ADirectoryOrFifoIsRefusedAtOnce) {
+  TempDir dir("edgetwin-trace");
+  std::filesystem::create_directory(dir / "d");
+  const auto errors = errors_of([&] { load_availability_trace(dir / "d", 1); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("d: cannot read file: a directory"));
+  ASSERT_EQ(::mkfifo((dir / "f").c_str(), 0600), 0);  // would block an ifstream until a writer came
+  EXPECT_THAT(errors_of([&] { load_availability_trace(dir / "f", 1); }).at(0), HasSubstr("f: cannot read file: a pipe"));
+}
+
 
 TEST(AvailabilityTrace, ActiveInsideItsIntervals) {
   TempDir dir("edgetwin-trace");

@@ -1,9 +1,13 @@
-// Same inputs and seed, same bytes: `edgetwin predict` (JSON and per-batch trace) run twice, and
-// `edgetwin sweep` (CSV and JSON) with one, two or three processes and chunks of any size.
+// Same inputs and seed, same bytes: `edgetwin predict` (JSON and per-batch trace) run twice,
+// `edgetwin sweep` (CSV and JSON) with one, two or three processes and chunks of any size, and
+// `edgetwin plan-round` (JSON, CSV and every client file) run twice and with any --jobs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "tests/support/test_files.hpp"
 
@@ -48,6 +52,26 @@ TEST(Determinism, SweepGivesTheSameBytesWhateverTheJobs) {
   for (const std::string chunks : {"--jobs 2 --chunk-size 5", "--jobs 3 --chunk-size 1"}) {
     EXPECT_EQ(run(chunks, "chunks").first, one.first) << chunks;
   }
+}
+
+TEST(Determinism, PlanRoundGivesTheSameBytesEveryRunAndWhateverTheJobs) {
+  TempDir dir;
+  const std::string plan = "plan-round --fleet jetson-mixed-resnet18 --rounds 2 --frontier 2 ";
+  const auto run = [&](const std::string& jobs, const std::string& name) {
+    const auto clients = dir / (name + "-clients");
+    const auto r = test_support::run_command(std::string(EDGETWIN_BINARY) + " " + plan + jobs + " --json --client-configs " +
+                                             quoted(clients) + " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << jobs;
+    const std::string csv = edgetwin(plan + jobs + " --csv");
+    std::map<std::string, std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(clients)) files[e.path().filename().string()] = read_text(e.path());
+    return std::tuple(r.output, csv, files);
+  };
+  const auto first = run("--jobs 1", "first");
+  EXPECT_GT(std::get<0>(first).size(), 10'000u);
+  EXPECT_EQ(std::get<2>(first).size(), 40u);
+  EXPECT_EQ(run("--jobs 1", "again"), first);
+  for (const std::string jobs : {"--jobs 2", "--jobs 3"}) EXPECT_EQ(run(jobs, "jobs" + jobs.substr(7)), first) << jobs;
 }
 
 }  // namespace
