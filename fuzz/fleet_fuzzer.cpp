@@ -25,20 +25,6 @@ namespace {
 using namespace edgetwin;
 namespace fs = std::filesystem;
 
-std::vector<std::string> parts_of(const std::string& text) {
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t cut = text.find("\n%%\n", start);
-    parts.push_back(text.substr(start, cut == std::string::npos ? std::string::npos : cut + 1 - start));
-    if (cut == std::string::npos || parts.size() == 3) return parts;
-    start = cut + 4;
-  }
-}
-
-void write_part(const std::string& name, const std::string& text) {
-  fuzz::write_input(name, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-}
-
 // The shipped network classes beside the fleet, once.
 void copy_shipped_networks() {
   static const bool copied = [] {
@@ -136,14 +122,14 @@ void check_instance(const FleetInstance& fleet) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   copy_shipped_networks();
-  const std::vector<std::string> parts = parts_of(fuzz::text_of(data, size));
+  const std::vector<std::string> parts = fuzz::parts_of(fuzz::text_of(data, size), 3);
   const fs::path file = fuzz::scratch_dir() / "fleet.toml";
-  write_part("fleet.toml", parts[0]);
+  fuzz::write_part("fleet.toml", parts[0]);
   const fs::path network = fuzz::scratch_dir() / "networks" / "fuzz.toml";
-  if (parts.size() > 1) write_part("networks/fuzz.toml", parts[1]);
+  if (parts.size() > 1) fuzz::write_part("networks/fuzz.toml", parts[1]);
   else fs::remove(network);
   const fs::path trace = fuzz::scratch_dir() / "trace.txt";
-  if (parts.size() > 2) write_part("trace.txt", parts[2]);
+  if (parts.size() > 2) fuzz::write_part("trace.txt", parts[2]);
   else fs::remove(trace);
   FleetSpec spec;
   try {

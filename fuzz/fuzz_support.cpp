@@ -89,6 +89,20 @@ fs::path write_input(const std::string& name, const std::uint8_t* data, std::siz
 
 std::string text_of(const std::uint8_t* data, std::size_t size) { return {reinterpret_cast<const char*>(data), size}; }
 
+std::vector<std::string> parts_of(const std::string& text, std::size_t max_parts) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t cut = text.find("\n%%\n", start);
+    parts.push_back(text.substr(start, cut == std::string::npos ? std::string::npos : cut + 1 - start));
+    if (cut == std::string::npos || parts.size() == max_parts) return parts;
+    start = cut + 4;
+  }
+}
+
+void write_part(const std::string& name, const std::string& text) {
+  write_input(name, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+}
+
 fs::path shipped_file(const std::string& relative) { return fs::path(EDGETWIN_SOURCE_DIR) / relative; }
 
 const DeviceSpec& shipped_device(const std::string& name) {
@@ -128,8 +142,12 @@ void check_device(const DeviceSpec& d) {
   if (d.gpu) {
     FUZZ_CHECK(plausible(d.gpu->freq_hz, "Hz") && d.gpu->freq_hz > 0, "GPU clock out of range");
     check_steps(d.gpu->available_freqs_hz, d.gpu->freq_hz, "GPU");
-    FUZZ_CHECK(finite_in(d.gpu->training_efficiency, 0, 1), "training efficiency out of [0, 1]");
+    FUZZ_CHECK(d.gpu->count >= 1 && d.gpu->count <= 1024, "accelerator count out of range");
+    for (const auto& [op_class, share] : d.gpu->efficiency)
+      FUZZ_CHECK(finite_in(share, 0, 1) && share > 0, "GPU efficiency share out of (0, 1]");
   }
+  for (const auto& [op_class, share] : d.cpu.efficiency)
+    FUZZ_CHECK(finite_in(share, 0, 1) && share > 0, "CPU efficiency share out of (0, 1]");
   FUZZ_CHECK(plausible(d.memory.ram_bytes, "bytes") && d.memory.ram_bytes > 0, "RAM out of range");
   FUZZ_CHECK(d.memory.os_base_bytes >= 0 && d.memory.os_base_bytes < d.memory.ram_bytes, "OS base not below RAM");
   FUZZ_CHECK(plausible(d.memory.bandwidth_bytes_per_s, "bytes/s") && d.memory.bandwidth_bytes_per_s > 0,

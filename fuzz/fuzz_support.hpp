@@ -30,6 +30,10 @@ const std::filesystem::path& scratch_dir();
 // Writes the input to scratch_dir()/name and returns its path.
 std::filesystem::path write_input(const std::string& name, const std::uint8_t* data, std::size_t size);
 std::string text_of(const std::uint8_t* data, std::size_t size);
+// An input of several files: its parts between lines "%%", at most max_parts (the last keeps
+// the rest); write_part writes one to scratch_dir()/name.
+std::vector<std::string> parts_of(const std::string& text, std::size_t max_parts);
+void write_part(const std::string& name, const std::string& text);
 
 // Shipped files, loaded once (EDGETWIN_SOURCE_DIR).
 const DeviceSpec& shipped_device(const std::string& name);

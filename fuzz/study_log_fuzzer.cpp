@@ -21,29 +21,15 @@ namespace {
 using namespace edgetwin;
 namespace fs = std::filesystem;
 
-std::vector<std::string> parts_of(const std::string& text) {
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t cut = text.find("\n%%\n", start);
-    parts.push_back(text.substr(start, cut == std::string::npos ? std::string::npos : cut + 1 - start));
-    if (cut == std::string::npos || parts.size() == 3) return parts;
-    start = cut + 4;
-  }
-}
-
-void write_part(const std::string& name, const std::string& text) {
-  fuzz::write_input(name, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::vector<std::string> parts = parts_of(fuzz::text_of(data, size));
+  const std::vector<std::string> parts = fuzz::parts_of(fuzz::text_of(data, size), 3);
   const fs::path prefix = fuzz::scratch_dir() / "run";
-  write_part("run_fetch.csv", parts[0]);
-  if (parts.size() > 1) write_part("run_compute.csv", parts[1]);
+  fuzz::write_part("run_fetch.csv", parts[0]);
+  if (parts.size() > 1) fuzz::write_part("run_compute.csv", parts[1]);
   else fs::remove(fuzz::scratch_dir() / "run_compute.csv");
-  if (parts.size() > 2) write_part("run_epoch_stats.csv", parts[2]);
+  if (parts.size() > 2) fuzz::write_part("run_epoch_stats.csv", parts[2]);
   else fs::remove(fuzz::scratch_dir() / "run_epoch_stats.csv");
   try {
     const calibrate::StudyLogs logs = calibrate::read_study_logs(prefix, 16, 60000, false);
@@ -62,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.command = "edgetwin-calibrate import --study-prefix run";
   try {
     const std::string text = calibrate::render_profile(calibrate::import_profile(options, fuzz::shipped_workload("lenet-mnist")));
-    write_part("imported.toml", text);
+    fuzz::write_part("imported.toml", text);
   } catch (const ConfigError& e) {
     fuzz::check_diagnostics(e, {}, "");
     return 0;

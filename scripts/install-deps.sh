@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages edgetwin needs. `--sim` installs only what the simulator
 # (edgetwin predict) needs; the default installs everything the tests need too (LibTorch,
-# GoogleTest, libjpeg-turbo, gnuplot, and clang 14 with its sanitizer and libFuzzer runtimes and
-# llvm-symbolizer for scripts/sanitize.sh, Open MPI for `edgetwin sweep --mpi`). Packages already present are left as they are.
+# GoogleTest, libjpeg-turbo, gnuplot, clang 14 with its sanitizer and libFuzzer runtimes and
+# llvm-symbolizer for scripts/sanitize.sh, and Open MPI for `edgetwin sweep --mpi`); both
+# install jemalloc, which edgetwin links where present. Packages already present are left as
+# they are.
 set -euo pipefail
 
 sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
