@@ -15,14 +15,7 @@ namespace {
 
 std::vector<std::string> names_of(const std::string& list, const std::string& kind) {
   if (list == "all") return shipped_names(kind);
-  std::vector<std::string> names;
-  std::size_t from = 0;
-  while (from <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', from), list.size());
-    names.push_back(list.substr(from, comma - from));
-    from = comma + 1;
-  }
-  return names;
+  return split_on_commas(list);
 }
 
 struct Pair {
@@ -62,9 +55,7 @@ std::vector<Pair> plan_pairs(const SweepOptions& o, std::vector<SweepGroup>& gro
 
 void summarise_pair(Pair& p) {
   p.tradeoff = tradeoffs(p.results, p.valid);
-  const auto front = pareto_front(p.tradeoff);
-  p.front.assign(p.results.size(), false);
-  for (std::size_t k = 0; k < p.valid.size(); ++k) p.front[p.valid[k]] = front[k];
+  p.front = front_of_results(p.results.size(), p.valid, p.tradeoff);
 }
 
 std::string csv_of(const std::vector<Pair>& pairs) {

@@ -128,9 +128,7 @@ int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
                         fmt::format("none of the {} configurations can run; the first says: {}", results.size(),
                                     results.front().error)}});
   }
-  const auto front = pareto_front(tradeoff);
-  std::vector<bool> front_of_result(results.size(), false);
-  for (std::size_t k = 0; k < valid.size(); ++k) front_of_result[valid[k]] = front[k];
+  const std::vector<bool> front_of_result = front_of_results(results.size(), valid, tradeoff);
 
   const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
   const auto choice = constraints.any() ? best_under(tradeoff, constraints) : std::nullopt;

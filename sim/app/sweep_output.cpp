@@ -28,6 +28,14 @@ std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, st
   return points;
 }
 
+std::vector<bool> front_of_results(std::size_t results, const std::vector<std::size_t>& valid,
+                                   const std::vector<TradeoffPoint>& tradeoff) {
+  const auto front = pareto_front(tradeoff);
+  std::vector<bool> out(results, false);
+  for (std::size_t k = 0; k < valid.size(); ++k) out[valid[k]] = front[k];
+  return out;
+}
+
 std::string label(const SweepPoint& p) {
   return fmt::format("{} ({} cores, CPU {:.1f}, GPU {:.1f}, EMC {:.1f} MHz), w={}, b={}, {}", p.mode, p.point.cores,
                      p.point.cpu_hz / 1e6, p.point.gpu_hz / 1e6, p.point.emc_hz / 1e6, p.workers, p.batch_size, p.storage);

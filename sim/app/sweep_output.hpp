@@ -17,6 +17,9 @@ namespace edgetwin {
 
 // The trade-off points of the results without error; valid gets their indices.
 std::vector<TradeoffPoint> tradeoffs(const std::vector<SweepResult>& results, std::vector<std::size_t>& valid);
+// Per result: on the Pareto front of the trade-off points (those of `valid`), false for the rest.
+std::vector<bool> front_of_results(std::size_t results, const std::vector<std::size_t>& valid,
+                                   const std::vector<TradeoffPoint>& tradeoff);
 // "MODE (4 cores, CPU 1190.4, GPU 624.8, EMC 1331.2 MHz), w=2, b=16, nvme"
 std::string label(const SweepPoint& point);
 // One row per result; header_prefix and row_prefix go before the columns (columns of inputs).

@@ -66,16 +66,6 @@ Lists checked_lists(const SweepOptions& o, const LoadedInputs& in, std::vector<D
   return lists;
 }
 
-std::vector<std::string> split_on_commas(const std::string& text) {
-  std::vector<std::string> items;
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma - start));
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
-  }
-}
-
 // --modes NAME,NAME,...: each a mode's name or id, once.
 std::vector<ModeChoice> listed_modes(const DeviceSpec& device, const std::string& list,
                                      std::vector<Diagnostic>& problems) {
@@ -145,6 +135,16 @@ void check_size(const SweepOptions& o, const DeviceSpec& device, const Lists& li
 }
 
 }  // namespace
+
+std::vector<std::string> split_on_commas(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    items.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
 
 std::vector<SweepPoint> plan_sweep(const SweepOptions& o, const LoadedInputs& in) {
   std::vector<Diagnostic> problems;

@@ -20,4 +20,7 @@ namespace edgetwin {
 
 std::vector<SweepPoint> plan_sweep(const SweepOptions& options, const LoadedInputs& inputs);
 
+// "a,b,,c" -> {"a", "b", "", "c"}: empty entries kept, for the caller to refuse.
+std::vector<std::string> split_on_commas(const std::string& text);
+
 }  // namespace edgetwin
