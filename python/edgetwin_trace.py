@@ -52,11 +52,22 @@ Turning a trace into a profile (docs/import.md, section *Command line*):
 import to separate the trainer's handoff of a batch from a worker, and the workers'
 start-up; a short run with num_workers=1 beside the num_workers=0 one records them.
 
+How the step slows when DataLoader workers take cores, or runs on other intra-op thread
+counts, is measured apart, on a batch the script already has:
+
+    edgetwin_trace.measure_step_scaling(lambda x, y: train_step(x, y), (x, y), "scaling.csv")
+
+runs the step on 1..n intra-op threads while 0..n-1 other processes spin on the CPU (standing
+in for busy workers), and writes the same columns plus `busy_cores`. Import it after the
+traces (`--trace trace_w0.csv --trace trace_w1.csv --trace scaling.csv`); the first trace's
+threads are the reference (docs/import.md, *How each cost is derived*).
+
 Only the standard library and torch are used.
 """
 
 import collections.abc
 import csv
+import multiprocessing
 import os
 import sys
 import time
@@ -64,7 +75,7 @@ import weakref
 
 import torch
 
-__all__ = ["Trace", "timed_read", "read_bytes"]
+__all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
             "workers", "prefetch_factor", "threads", "iter_s"]
@@ -385,3 +396,86 @@ class Trace:
             os.remove(self._partial)
         except FileNotFoundError:
             pass
+
+
+def _spin():
+    while True:
+        pass
+
+
+class _Spinners:
+    """`count` processes that keep a core each busy, as running DataLoader workers do."""
+
+    def __init__(self, count):
+        context = multiprocessing.get_context("fork")
+        self._processes = [context.Process(target=_spin, daemon=True) for _ in range(count)]
+
+    def __enter__(self):
+        for p in self._processes:
+            p.start()
+        time.sleep(0.05 if self._processes else 0)  # let the kernel place them
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        for p in self._processes:
+            p.kill()
+        for p in self._processes:
+            p.join()
+
+
+def _cores():
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def _step_rows(step, batch, threads, busy, steps, warmup, size, nbytes):
+    torch.set_num_threads(threads)
+    rows = []
+    with _Spinners(busy):
+        for i in range(warmup + steps):
+            start = time.perf_counter()
+            step(*batch) if isinstance(batch, (tuple, list)) else step(batch)
+            seconds = time.perf_counter() - start
+            if i >= warmup:
+                rows.append([0, len(rows), size, _number(0.0), _number(seconds), nbytes, 0, "", threads, busy, ""])
+    return rows
+
+
+def measure_step_scaling(step, batch, path, threads=None, busy_cores=None, steps=20, warmup=3):
+    """Times `step(*batch)` on each intra-op thread count of `threads` (default 1..cores) with
+    each count of `busy_cores` other processes spinning (default 0..cores-1), `steps` times
+    after `warmup` untimed steps, and writes one trace row per timed step to `path` (atomically:
+    `<path>.partial`, then renamed). The thread count in force before the call is restored."""
+    if not callable(step):
+        raise TypeError("edgetwin_trace.measure_step_scaling: step must be callable")
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise ValueError("edgetwin_trace.measure_step_scaling: path must be a file name")
+    cores = _cores()
+    threads = list(threads) if threads is not None else list(range(1, cores + 1))
+    busy_cores = list(busy_cores) if busy_cores is not None else list(range(cores))
+    for name, values, lowest in (("threads", threads, 1), ("busy_cores", busy_cores, 0)):
+        if not values or any(not isinstance(v, int) or v < lowest for v in values):
+            raise ValueError(f"edgetwin_trace.measure_step_scaling: {name} must be integers >= {lowest}, "
+                             f"got {values!r}")
+    if not isinstance(steps, int) or steps < 1 or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError("edgetwin_trace.measure_step_scaling: steps must be >= 1 and warmup >= 0")
+    size, nbytes = _batch_size_and_bytes(batch)
+    before = torch.get_num_threads()
+    path = os.fspath(path)
+    partial = path + ".partial"
+    try:
+        with open(partial, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(_COLUMNS[:-1] + ["busy_cores", "iter_s"])
+            epoch = 0
+            for n in threads:
+                for busy in busy_cores:
+                    for row in _step_rows(step, batch, n, busy, steps, warmup, size, nbytes):
+                        writer.writerow([epoch] + row[1:])
+                    epoch += 1  # one epoch per setting keeps (epoch, batch) unique
+        os.replace(partial, path)
+    except BaseException:
+        if os.path.exists(partial):
+            os.remove(partial)
+        raise
+    finally:
+        torch.set_num_threads(before)

@@ -93,7 +93,7 @@ std::optional<int> reference_threads(const std::vector<BatchRecord>& batches) {
 std::vector<BatchRecord> reference_rows(const std::vector<BatchRecord>& batches, std::optional<int> threads) {
   std::vector<BatchRecord> out;
   std::copy_if(batches.begin(), batches.end(), std::back_inserter(out), [&](const BatchRecord& b) {
-    return b.busy_cores == 0 && (!threads || b.threads <= 0 || b.threads == *threads);
+    return !b.step_only && b.busy_cores == 0 && (!threads || b.threads <= 0 || b.threads == *threads);
   });
   return out;
 }
@@ -146,14 +146,20 @@ void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait
   out.derived.push_back("worker_startup_cpu_s");
 }
 
-void derive_step_scaling(const std::vector<BatchRecord>& batches, const std::vector<BatchRecord>& reference,
-                         std::optional<int> threads, const std::string& source, DerivedCosts& out) {
+void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
+                         DerivedCosts& out) {
   if (!threads) return;
-  // Steps beside worker processes are contended by them: neither the reference nor a point.
-  std::map<int, std::vector<double>> base;
-  for (const auto& b : reference) {
-    if (b.workers <= 0) base[b.batch_size].push_back(b.compute_s);
+  // The reference step at a batch size: timed alone at the reference threads where the scaling
+  // was measured (so both sides ran alike), else the training runs' steps without workers (those
+  // beside worker processes are contended by them: neither the reference nor a point).
+  std::map<int, std::vector<double>> alone, trained;
+  for (const auto& b : batches) {
+    const bool at_reference = b.busy_cores == 0 && b.threads == *threads;
+    if (b.step_only && at_reference) alone[b.batch_size].push_back(b.compute_s);
+    if (!b.step_only && at_reference && b.workers <= 0) trained[b.batch_size].push_back(b.compute_s);
   }
+  std::map<int, std::vector<double>> base = trained;
+  for (const auto& [size, seconds] : alone) base[size] = seconds;
   std::map<std::tuple<int, int, int>, std::vector<double>> groups;
   for (const auto& b : batches) {
     if (b.workers > 0 || b.threads <= 0 || (b.threads == *threads && b.busy_cores == 0)) continue;

@@ -13,8 +13,10 @@
 //                      - L(b) (the fork, the worker's start and its first batch, less the batch);
 //                      median over traces
 //   CPU step scaling   rows at other intra-op threads or with busy cores: per (threads, busy
-//                      cores, batch size) median compute_s over the reference rows' median at
-//                      that batch size (reference: the first trace's threads, no busy cores)
+//                      cores, batch size) median compute_s over the reference step's median at
+//                      that batch size: the steps timed alone at the reference threads (the first
+//                      trace's) and no busy cores where the log has them (a log with a busy_cores
+//                      column, measure_step_scaling's), else the training runs' w = 0 steps
 //   compute_threads    the reference threads, on a CPU-only device
 //
 // Contract: a rule whose inputs are missing keeps the workload's value and says why in notes;
@@ -44,7 +46,7 @@ void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s
                     const std::string& source, DerivedCosts& out);
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                            const std::string& source, DerivedCosts& out);
-void derive_step_scaling(const std::vector<BatchRecord>& batches, const std::vector<BatchRecord>& reference,
-                         std::optional<int> threads, const std::string& source, DerivedCosts& out);
+void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
+                         DerivedCosts& out);
 
 }  // namespace edgetwin::calibrate

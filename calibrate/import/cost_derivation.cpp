@@ -161,7 +161,7 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   out.kept.insert(out.kept.end(), {"collate_cpu_s_per_sample", "launch_cpu_s_per_batch"});
   derive_handoff(reference, wait, source_name, out);
   derive_worker_startup(reference, wait, source_name, out);
-  derive_step_scaling(kept, reference, threads, source_name, out);
+  derive_step_scaling(kept, threads, source_name, out);
   add_epoch_measurement(epochs, options.skip_epochs, out);
   return out;
 }

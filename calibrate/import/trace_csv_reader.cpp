@@ -57,6 +57,7 @@ void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector
                       problems);
   read_optional_count(t, r, "threads", 1, physical_range("threads (0: every core)").largest, b.threads, problems);
   read_optional_count(t, r, "busy_cores", 0, physical_range("cores").largest, b.busy_cores, problems);
+  b.step_only = t.column("busy_cores").has_value();
   if (t.column("batch_bytes") && !t.text(r, "batch_bytes").empty()) {
     b.batch_bytes = static_cast<double>(t.whole_number(r, "batch_bytes", 1, physical_range("bytes").largest, problems));
   }

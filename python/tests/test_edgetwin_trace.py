@@ -4,6 +4,7 @@ import collections
 import csv
 import errno
 import gc
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -501,3 +502,78 @@ def test_import_reads_io_s_and_pools_a_worker_trace(tmp_path):
     run_epochs(tmp_path / "w1.csv", DataLoader(mnist_like(8), batch_size=4, num_workers=1))
     profile = import_profile(tmp_path, "--trace", "w0.csv", "--trace", "w1.csv")
     assert profile["costs"]["compute"]["batch_size"] == [4]
+
+
+# --- measure_step_scaling -----------------------------------------------------------------
+
+def linear_step():
+    model = torch.nn.Linear(784, 10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x.flatten(1)), y).backward()
+        optimizer.step()
+    return step
+
+
+def test_step_scaling_writes_a_row_per_timed_step_of_each_setting(tmp_path):
+    before = torch.get_num_threads()
+    batch = (torch.zeros(16, 1, 28, 28), torch.zeros(16, dtype=torch.int64))
+    calls = []
+    step = linear_step()
+
+    def counted(x, y):
+        calls.append(torch.get_num_threads())
+        step(x, y)
+    edgetwin_trace.measure_step_scaling(counted, batch, tmp_path / "s.csv", threads=[1, 2],
+                                        busy_cores=[0, 1], steps=3, warmup=2)
+    rows = list(csv.DictReader(open(tmp_path / "s.csv", newline="")))
+    assert len(rows) == 2 * 2 * 3
+    assert len(calls) == 2 * 2 * (3 + 2)  # warm-up steps run, untimed
+    assert [(r["threads"], r["busy_cores"]) for r in rows[::3]] == [("1", "0"), ("1", "1"), ("2", "0"), ("2", "1")]
+    assert {r["epoch"] for r in rows} == {"0", "1", "2", "3"}
+    assert all(r["batch_bytes"] == str(expected_mnist_batch_bytes(16)) and r["workers"] == "0" for r in rows)
+    assert all(float(r["compute_s"]) > 0 and float(r["fetch_s"]) == 0 for r in rows)
+    assert calls[:5] == [1] * 5 and calls[-5:] == [2] * 5
+    assert torch.get_num_threads() == before
+    assert not (tmp_path / "s.csv.partial").exists()
+
+
+def test_step_scaling_spinners_are_gone_afterwards(tmp_path):
+    children_before = set(multiprocessing.active_children())
+    edgetwin_trace.measure_step_scaling(linear_step(), (torch.zeros(4, 784), torch.zeros(4, dtype=torch.int64)),
+                                        tmp_path / "s.csv", threads=[1], busy_cores=[2], steps=2, warmup=0)
+    assert set(multiprocessing.active_children()) == children_before
+
+
+def test_a_failing_step_leaves_no_scaling_file(tmp_path):
+    def failing(x):
+        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"):
+        edgetwin_trace.measure_step_scaling(failing, torch.zeros(4, 3), tmp_path / "s.csv", threads=[1],
+                                            busy_cores=[1], steps=1)
+    assert not (tmp_path / "s.csv").exists() and not (tmp_path / "s.csv.partial").exists()
+
+
+@pytest.mark.parametrize("arguments, match", [
+    (dict(threads=[0]), "threads must be integers >= 1"),
+    (dict(busy_cores=[-1]), "busy_cores must be integers >= 0"),
+    (dict(threads=[]), "threads must be integers"),
+    (dict(steps=0), "steps must be >= 1"),
+])
+def test_bad_scaling_arguments_are_refused(tmp_path, arguments, match):
+    with pytest.raises(ValueError, match=match):
+        edgetwin_trace.measure_step_scaling(linear_step(), torch.zeros(4, 784), tmp_path / "s.csv", **arguments)
+
+
+def test_import_turns_a_scaling_file_into_step_factors(tmp_path):
+    run_epochs(tmp_path / "w0.csv", DataLoader(mnist_like(64), batch_size=16), epochs=2)
+    batch = (torch.zeros(16, 1, 28, 28), torch.zeros(16, dtype=torch.int64))
+    edgetwin_trace.measure_step_scaling(linear_step(), batch, tmp_path / "s.csv", threads=[1],
+                                        busy_cores=[0, 1], steps=5, warmup=1)
+    profile = import_profile(tmp_path, "--trace", "w0.csv", "--trace", "s.csv")
+    points = profile["costs"]["cpu_step_scaling"]
+    assert [(p["threads"], p["busy_cores"], p["batch_size"]) for p in points] == [(1, 1, 16)]
+    assert points[0]["factor"] > 0
+    assert profile["costs"]["compute_threads"] == 1

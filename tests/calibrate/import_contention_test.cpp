@@ -152,6 +152,23 @@ TEST(ImportContention, StepsAtOtherThreadsAndBusyCoresBecomeFactorsOfTheReferenc
   EXPECT_NEAR(two.factor, 0.8 / 1.2, 1e-12);
 }
 
+TEST(ImportContention, StepsTimedAloneAreTheirOwnReferenceAndStayOutOfTheLoader) {
+  std::vector<BatchRecord> alone;
+  for (int i = 0; i < 5; ++i) {
+    for (const auto& [busy, seconds] : {std::pair{0, 1.0e-3}, std::pair{1, 3.0e-3}}) {
+      BatchRecord b = row(1, 0, i, 16, 0, seconds);
+      b.busy_cores = busy;
+      b.step_only = true;
+      alone.push_back(b);
+    }
+  }
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), alone));
+  ASSERT_EQ(d.costs.cpu_step_scaling.size(), 1u);
+  EXPECT_NEAR(d.costs.cpu_step_scaling[0].factor, 3.0, 1e-12);  // 3 ms over the 1 ms timed alone
+  EXPECT_NEAR(d.costs.compute.seconds.at(0), 1.2e-3, 1e-15);     // the training run's step
+  EXPECT_NEAR(d.costs.preprocess_cpu_s_per_sample, 58e-6, 1e-15);  // their fetch_s = 0 left out
+}
+
 TEST(ImportContention, ALogWithoutSettingsColumnsIsImportedAsBefore) {
   std::vector<BatchRecord> plain = sequential(16, 60e-6, 1.2e-3);
   for (auto& b : plain) {
