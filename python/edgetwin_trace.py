@@ -57,7 +57,7 @@ counts, is measured apart, on a batch the script already has:
 
     edgetwin_trace.measure_step_scaling(lambda x, y: train_step(x, y), (x, y), "scaling.csv")
 
-runs the step on 1..n intra-op threads while 0..n-1 other processes spin on the CPU (standing
+runs the step on 1..n intra-op threads while 0..n other processes spin on the CPU (standing
 in for busy workers), and writes the same columns plus `busy_cores`. Import it after the
 traces (`--trace trace_w0.csv --trace trace_w1.csv --trace scaling.csv`); the first trace's
 threads are the reference (docs/import.md, *How each cost is derived*).
@@ -442,7 +442,7 @@ def _step_rows(step, batch, threads, busy, steps, warmup, size, nbytes):
 
 def measure_step_scaling(step, batch, path, threads=None, busy_cores=None, steps=20, warmup=3):
     """Times `step(*batch)` on each intra-op thread count of `threads` (default 1..cores) with
-    each count of `busy_cores` other processes spinning (default 0..cores-1), `steps` times
+    each count of `busy_cores` other processes spinning (default 0..cores), `steps` times
     after `warmup` untimed steps, and writes one trace row per timed step to `path` (atomically:
     `<path>.partial`, then renamed). The thread count in force before the call is restored."""
     if not callable(step):
@@ -451,7 +451,9 @@ def measure_step_scaling(step, batch, path, threads=None, busy_cores=None, steps
         raise ValueError("edgetwin_trace.measure_step_scaling: path must be a file name")
     cores = _cores()
     threads = list(threads) if threads is not None else list(range(1, cores + 1))
-    busy_cores = list(busy_cores) if busy_cores is not None else list(range(cores))
+    # Up to as many spinners as cores: the trainer and `cores` workers are more runnable
+    # threads than cores, where fair sharing misses most.
+    busy_cores = list(busy_cores) if busy_cores is not None else list(range(cores + 1))
     for name, values, lowest in (("threads", threads, 1), ("busy_cores", busy_cores, 0)):
         if not values or any(not isinstance(v, int) or v < lowest for v in values):
             raise ValueError(f"edgetwin_trace.measure_step_scaling: {name} must be integers >= {lowest}, "
