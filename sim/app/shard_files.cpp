@@ -82,7 +82,9 @@ ShardFile read_shard_file(const std::filesystem::path& file) {
   } catch (const nlohmann::json::exception&) {
     refuse(file, "not a shard file (its first line is not an edgetwin shard header)");
   }
-  if (end_of_header == std::string::npos || !header.is_object() || header.value("format", "") != kFormat)
+  // Compared as a JSON value: value("format", "") throws on a format that is not a string.
+  if (end_of_header == std::string::npos || !header.is_object() || !header.contains("format") ||
+      header["format"] != nlohmann::json(kFormat))
     refuse(file, fmt::format("not a shard file (expected a first line with \"format\": \"{}\")", kFormat));
   ShardFile shard;
   std::size_t offset = end_of_header + 1;

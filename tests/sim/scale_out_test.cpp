@@ -208,6 +208,18 @@ TEST_F(BadShards, AFileThatIsNoShardIsNamed) {
   expect_refused({shard(1), shard(2), shard(3), dir_ / "missing.etshard"}, "missing.etshard: not a shard file");
 }
 
+// Found by shard_file_fuzzer in the long campaign (fuzz/corpus/shard_file/finding-format-number.json):
+// a header whose "format" is a number (a second "format" key wins in JSON) threw nlohmann's
+// type_error out of the reader, and `edgetwin merge` ended in std::terminate.
+TEST_F(BadShards, AHeaderWhoseFormatIsNotAStringIsNoShard) {
+  std::string text = read_text(shard(2));
+  const auto end = text.find('}');  // the header's: a first line without nested objects
+  ASSERT_NE(end, std::string::npos);
+  text.insert(end, ",\"format\":1");
+  write_text(shard(2), text);
+  expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: not a shard file");
+}
+
 TEST_F(BadShards, OptionsAfterTheSeparatorThatChangeTheRunAreRefused) {
   const auto r = run_command(edgetwin("merge " + quoted(shard(1)) + " " + quoted(shard(2)) + " " + quoted(shard(3)) +
                                       " -- --epochs 3") + " 2>&1");
