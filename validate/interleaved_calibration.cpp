@@ -77,8 +77,30 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   return doc;
 }
 
+namespace {
+
+// edgetwin-calibrate's full plan, in this process.
+calibrate::ProfileDocument calibrate_in_process(const calibrate::CalibrationSetup& base, int round) {
+  calibrate::ProgressLine quiet(false, std::cerr, false);
+  calibrate::CalibrationSetup setup = base;
+  setup.command += fmt::format(" (round {})", round + 1);
+  calibrate::Calibrator calibrator(setup, quiet);
+  calibrator.check();
+  return calibrate::build_profile(calibrator.run());
+}
+
+}  // namespace
+
 InterleavedCalibration::InterleavedCalibration(calibrate::CalibrationSetup setup, std::filesystem::path dir)
-    : setup_(std::move(setup)), dir_(std::move(dir)) {}
+    : workload_(setup.target.workload.name),
+      command_(setup.command),
+      calibrate_round_([setup = std::move(setup)](int round) { return calibrate_in_process(setup, round); }),
+      dir_(std::move(dir)) {}
+
+InterleavedCalibration::InterleavedCalibration(std::string workload, std::string command, RoundCalibration calibrate_round,
+                                               std::filesystem::path dir)
+    : workload_(std::move(workload)), command_(std::move(command)), calibrate_round_(std::move(calibrate_round)),
+      dir_(std::move(dir)) {}
 
 std::filesystem::path InterleavedCalibration::round_file(int round) const {
   return dir_ / fmt::format("round-{}.toml", round + 1);
@@ -86,27 +108,22 @@ std::filesystem::path InterleavedCalibration::round_file(int round) const {
 
 bool InterleavedCalibration::done(int round) const {
   try {
-    return std::filesystem::exists(round_file(round)) && load_profile(round_file(round)).workload == setup_.target.workload.name;
+    return std::filesystem::exists(round_file(round)) && load_profile(round_file(round)).workload == workload_;
   } catch (const std::exception&) {
     return false;  // cut short by a kill: calibrate that round again
   }
 }
 
 void InterleavedCalibration::run(int round) {
-  calibrate::ProgressLine quiet(false, std::cerr, false);
-  calibrate::CalibrationSetup setup = setup_;
-  setup.command += fmt::format(" (round {})", round + 1);
-  calibrate::Calibrator calibrator(setup, quiet);
-  calibrator.check();
-  const calibrate::CalibrationData data = calibrator.run();
+  const calibrate::ProfileDocument profile = calibrate_round_(round);
   std::filesystem::create_directories(dir_);
-  calibrate::write_checked_profile(round_file(round), calibrate::build_profile(data));
+  calibrate::write_checked_profile(round_file(round), profile);
 }
 
 calibrate::ProfileDocument InterleavedCalibration::pooled(int rounds, const calibrate::ProfileProvenance& provenance) const {
   std::vector<ProfileSpec> specs;
   for (int r = 0; r < rounds; ++r) specs.push_back(load_profile(round_file(r)));
-  return pool_profiles(specs, setup_.command + fmt::format(": median of {} rounds", rounds), provenance);
+  return pool_profiles(specs, command_ + fmt::format(": median of {} rounds", rounds), provenance);
 }
 
 }  // namespace edgetwin::validate

@@ -1,0 +1,48 @@
+#include "validate/pytorch_calibration.hpp"
+
+#include <fmt/format.h>
+
+#include "calibrate/import/profile_import.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+PytorchRun sequential_run(const PytorchCalibrationPlan& plan, int round, int batch_size, std::int64_t max_batches) {
+  PytorchRun run;
+  run.spec = plan.base;
+  run.spec.loader.workers = 0;
+  run.spec.loader.persistent_workers = false;
+  run.spec.loader.batch_size = batch_size;
+  run.spec.epochs = 1;
+  run.spec.max_batches_per_epoch = max_batches;
+  run.spec.cpus.clear();  // as edgetwin-calibrate: every CPU the session may use
+  const std::string name = fmt::format("round-{}-b{}", round + 1, batch_size);
+  run.trace_csv = plan.dir / (name + ".csv");
+  run.summary_json = plan.dir / (name + ".json");
+  return run;
+}
+
+}  // namespace
+
+std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round) {
+  std::vector<PytorchRun> runs{sequential_run(plan, round, plan.workload.loader.batch_size, 0)};
+  for (const int size : plan.other_batch_sizes) {
+    if (size != plan.workload.loader.batch_size) runs.push_back(sequential_run(plan, round, size, plan.compute_batches));
+  }
+  return runs;
+}
+
+calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round) {
+  calibrate::ImportOptions options;
+  for (const PytorchRun& run : calibration_runs(plan, round)) {
+    (void)run_pytorch(plan.runner, run);
+    options.trace_csvs.push_back(run.trace_csv);
+  }
+  options.derivation.sequential = true;
+  options.derivation.device = plan.device_name;
+  options.command = fmt::format("{} (round {})", plan.command, round + 1);
+  return calibrate::import_profile(options, plan.workload);
+}
+
+}  // namespace edgetwin::validate
