@@ -1,5 +1,7 @@
 #include "validate/pytorch_calibration.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "calibrate/import/profile_import.hpp"
@@ -7,6 +9,10 @@
 namespace edgetwin::validate {
 
 namespace {
+
+// The profile loader takes at most 1000 repetitions of a measurement (sim/config/physical_range.cpp,
+// "runs"), and the import counts every batch of the traces as one: a round traces at most this many.
+constexpr std::int64_t kMostImportedBatches = 1000;
 
 PytorchRun sequential_run(const PytorchCalibrationPlan& plan, int round, int batch_size, std::int64_t max_batches) {
   PytorchRun run;
@@ -30,6 +36,8 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
   for (const int size : plan.other_batch_sizes) {
     if (size != plan.workload.loader.batch_size) runs.push_back(sequential_run(plan, round, size, plan.compute_batches));
   }
+  const auto others = static_cast<std::int64_t>(runs.size() - 1) * plan.compute_batches;
+  runs.front().spec.max_batches_per_epoch = std::max<std::int64_t>(1, kMostImportedBatches - others);
   return runs;
 }
 

@@ -5,7 +5,8 @@
 //
 // What runs, all with num_workers = 0 on the session's data, model and threads:
 //   - one epoch at the workload's batch size: the loader's per-sample cost (the loop's wait at
-//     w = 0 is the whole fetch + decode + transform + collate) and the step at that size;
+//     w = 0 is the whole fetch + decode + transform + collate) and the step at that size; at
+//     most 1000 batches in all, what a profile may record as one measurement's repetitions;
 //   - a short trace (compute_batches steps) at each other batch size the grid uses: the
 //     compute curve's other points, as edgetwin-calibrate's plan measures several sizes.
 // Their traces stay in `dir` (round-R-bB.csv); import pools them. The loader costs are the

@@ -189,7 +189,7 @@ TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTh
   const std::vector<PytorchRun> runs = calibration_runs(plan, 2);
   ASSERT_EQ(runs.size(), 3u);  // 16 once: the whole epoch covers it
   EXPECT_EQ(runs[0].spec.loader.batch_size, 16);
-  EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 0);  // the whole epoch: the loader's costs
+  EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 960);  // the epoch, up to the profile's 1000 repetitions less 2 x 20
   EXPECT_EQ(runs[1].spec.loader.batch_size, 32);
   EXPECT_EQ(runs[2].spec.max_batches_per_epoch, 20);
   for (const auto& r : runs) {

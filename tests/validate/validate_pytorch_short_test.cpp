@@ -37,7 +37,8 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
 
   const auto report = nlohmann::json::parse(read_text(dir / "out/report.json"));
   EXPECT_EQ(report.at("session").at("runner"), "pytorch");
-  EXPECT_TRUE(report.at("sanity").at("passed").get<bool>()) << report.at("sanity").dump(2) << "\n" << r.output;
+  EXPECT_TRUE(report.at("sanity").at("passed").get<bool>())
+      << report.at("sanity").dump(2) << "\n" << r.output << "\n" << machine_note();
   // The Python probes came back from the worker processes: warm cache, dataset << RAM, all hits.
   for (const auto& p : report.at("points")) {
     ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null()) << p.dump();
