@@ -52,6 +52,12 @@ MeasuredEpoch measured_epoch(const nlohmann::json& epoch, const std::string& whe
   return m;
 }
 
+// A version string for the notes; absent or not text: unknown, not a failed run.
+std::string text_field(const nlohmann::json& doc, const char* field) {
+  const auto found = doc.find(field);
+  return found != doc.end() && found->is_string() ? found->get<std::string>() : std::string("unknown");
+}
+
 std::string read_whole(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: the PyTorch runner's summary is missing", file.string()));
@@ -128,14 +134,15 @@ PytorchSummary read_pytorch_summary(const std::filesystem::path& file, int epoch
   }
   PytorchSummary summary;
   for (std::size_t i = 0; i < list.size(); ++i) summary.epochs.push_back(measured_epoch(list[i], fmt::format("{}: epochs[{}]", where, i)));
-  summary.torch_version = doc.value("torch_version", "");
-  summary.torchvision_version = doc.value("torchvision_version", "");
+  summary.torch_version = text_field(doc, "torch_version");
+  summary.torchvision_version = text_field(doc, "torchvision_version");
   return summary;
 }
 
 PytorchSummary run_pytorch(const PythonRunner& runner, const PytorchRun& run) {
-  std::filesystem::create_directories(run.summary_json.parent_path());
-  std::filesystem::create_directories(run.trace_csv.parent_path());
+  for (const auto& file : {run.summary_json, run.trace_csv}) {
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  }
   std::filesystem::remove(run.summary_json);  // an earlier run's summary must not stand in for this one
   const ProgramOutput out = run_program(pytorch_command_line(runner, run), run.spec.cpus);
   if (!out.exited_with(0)) throw_failure(runner, out);

@@ -276,7 +276,7 @@ def resnet18_cifar(classes):
 def make_model(name, classes):
     import torch
     import torchvision
-    if name.endswith(".pt"):
+    if name.endswith((".pt", ".pth")):  # as calibrate/app/workload_target.hpp tells TorchScript
         if not os.path.isfile(name):
             raise BadInput(f"--model: {name}: no such TorchScript file")
         return torch.jit.load(name)
