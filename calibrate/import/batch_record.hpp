@@ -2,7 +2,10 @@
 //
 // fetch_s: how long the loop waited for the batch (the study's fetchtime: from the end of the
 // previous step until the batch is on the device). io_s: the part of it spent reading, when
-// the log has it (NaN otherwise).
+// the log has it (NaN otherwise). The run's settings, when the log has them
+// (python/edgetwin_trace.py writes them): workers and threads (-1: not in the log), busy_cores
+// (cores other runnable threads took during the step: a step-scaling measurement), the bytes of
+// the batch's tensors and, on an epoch's first batch, how long creating the iterator took.
 #pragma once
 
 #include <cmath>
@@ -17,6 +20,16 @@ struct BatchRecord {
   double fetch_s = 0;
   double compute_s = 0;
   double io_s = std::nan("");
+  int file = 0;  // which of the imported logs
+  int workers = -1;
+  int prefetch_factor = 2;
+  int threads = -1;
+  int busy_cores = 0;
+  double batch_bytes = std::nan("");
+  double iter_s = std::nan("");
+  // From a log with a busy_cores column: a step timed on its own (edgetwin_trace's
+  // measure_step_scaling), no loader around it, so it says nothing of fetch or handoff.
+  bool step_only = false;
   bool has_io() const { return !std::isnan(io_s); }
 };
 

@@ -8,6 +8,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/option_checks.hpp"
 #include "sim/config/physical_range.hpp"
+#include "calibrate/import/contention_derivation.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -18,23 +19,6 @@ std::vector<BatchRecord> kept_batches(const std::vector<BatchRecord>& batches, i
   std::copy_if(batches.begin(), batches.end(), std::back_inserter(out),
                [&](const BatchRecord& b) { return b.epoch >= skip_epochs; });
   return out;
-}
-
-// A derived cost within what the profile loader takes (sim/config/physical_range.cpp): what the
-// import writes, predict must read. Below the smallest time a cost can be told from nothing it
-// is 0 (with a note); past the largest it is an error naming the logs.
-double loadable_cost(double value, const char* field, const std::string& source, DerivedCosts& out) {
-  const PhysicalRange& range = physical_range("s/sample");
-  if (value > 0 && value < range.smallest) {
-    out.notes.push_back(fmt::format("{} came out {} s, below {}; set to 0", field, value, range.smallest_text));
-    return 0;
-  }
-  if (value > range.largest) {
-    throw ConfigError({Diagnostic{source, 0, 0, field,
-                                  fmt::format("came out {} s per sample; expected at most {} ({})", value,
-                                              range.largest_text, range.why)}});
-  }
-  return value;
 }
 
 // Median compute seconds per batch size seen: the ComputeCurve's points.
@@ -72,15 +56,15 @@ std::vector<double> per_sample(const std::vector<BatchRecord>& batches, double B
 }
 
 // At w = 0 the loop's wait for a batch is the whole loader work for it:
-// fetch_s / batch_size = fetch_cpu + preprocess_cpu + collate_cpu per sample.
-void derive_loader(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
+// fetch_s / batch_size = fetch_cpu + preprocess_cpu + collate_cpu per sample. Returns that wait.
+double derive_loader(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
   const Measurement wait = summarize("fetch_wait_s_per_sample", per_sample(batches, &BatchRecord::fetch_s), "s");
   out.measurements.push_back(wait);
   const bool every_io = std::all_of(batches.begin(), batches.end(), [](const BatchRecord& b) { return b.has_io(); });
   if (every_io) {
     const Measurement io = summarize("io_s_per_sample", per_sample(batches, &BatchRecord::io_s), "s");
     out.measurements.push_back(io);
-    out.costs.fetch_cpu_s_per_sample = loadable_cost(io.median, "fetch_cpu_s_per_sample", source, out);
+    out.costs.fetch_cpu_s_per_sample = loadable_value(io.median, "fetch_cpu_s_per_sample", "s/sample", source, out);
     out.derived.push_back("fetch_cpu_s_per_sample");
   } else {
     out.kept.push_back("fetch_cpu_s_per_sample");
@@ -91,8 +75,27 @@ void derive_loader(const std::vector<BatchRecord>& batches, const std::string& s
                                     preprocess));
   }
   out.costs.preprocess_cpu_s_per_sample =
-      loadable_cost(std::max(0.0, preprocess), "preprocess_cpu_s_per_sample", source, out);
+      loadable_value(std::max(0.0, preprocess), "preprocess_cpu_s_per_sample", "s/sample", source, out);
   out.derived.push_back("preprocess_cpu_s_per_sample");
+  return wait.median;
+}
+
+// The loader's costs from num_workers = 0 rows: those the log marks with workers = 0, or, in a
+// log without the column, every row when the user says the runs were sequential. Returns the
+// measured wait per sample (the whole loader work at w = 0), for the rules that need it.
+LoaderWait derive_sequential_loader(const std::vector<BatchRecord>& reference, bool sequential_flag,
+                                    const std::string& source, DerivedCosts& out) {
+  const bool logged = std::any_of(reference.begin(), reference.end(), [](const auto& b) { return b.workers >= 0; });
+  std::vector<BatchRecord> rows;
+  std::copy_if(reference.begin(), reference.end(), std::back_inserter(rows),
+               [&](const BatchRecord& b) { return logged ? b.workers == 0 : sequential_flag; });
+  if (rows.empty()) {
+    out.kept.insert(out.kept.end(), {"fetch_cpu_s_per_sample", "preprocess_cpu_s_per_sample"});
+    out.notes.push_back("runs with workers > 0: the loop's wait is only the stall, so loader costs are kept; "
+                        "import a num_workers = 0 run (--sequential) to measure them");
+    return std::nullopt;
+  }
+  return derive_loader(rows, source, out);
 }
 
 void add_epoch_measurement(const std::vector<EpochRecord>& epochs, int skip_epochs, DerivedCosts& out) {
@@ -118,6 +121,20 @@ void check_options(const DerivationOptions& o) {
 
 }  // namespace
 
+double loadable_value(double value, const char* field, const char* unit, const std::string& source, DerivedCosts& out) {
+  const PhysicalRange& range = physical_range(unit);
+  if (value > 0 && value < range.smallest) {
+    out.notes.push_back(fmt::format("{} came out {} {}, below {}; set to 0", field, value, unit, range.smallest_text));
+    return 0;
+  }
+  if (value > range.largest) {
+    throw ConfigError({Diagnostic{source, 0, 0, field,
+                                  fmt::format("came out {} {}; expected at most {} ({})", value, unit,
+                                              range.largest_text, range.why)}});
+  }
+  return value;
+}
+
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,
                           const WorkloadSpec& workload, const DerivationOptions& options, const std::string& source_name) {
   check_options(options);
@@ -133,15 +150,18 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   if (!options.device.empty()) out.costs.device = options.device;
   if (options.reference_cpu_freq_hz) out.costs.reference_cpu_freq_hz = *options.reference_cpu_freq_hz;
   if (options.reference_gpu_freq_hz) out.costs.reference_gpu_freq_hz = *options.reference_gpu_freq_hz;
-  derive_compute(kept, source_name, out);
-  if (options.sequential) {
-    derive_loader(kept, source_name, out);
-  } else {
-    out.kept.insert(out.kept.end(), {"fetch_cpu_s_per_sample", "preprocess_cpu_s_per_sample"});
-    out.notes.push_back("runs with workers > 0: the loop's wait is only the stall, so loader costs are kept; "
-                        "import a num_workers = 0 run (--sequential) to measure them");
+  const std::optional<int> threads = reference_threads(kept);
+  const std::vector<BatchRecord> reference = reference_rows(kept, threads);
+  derive_compute(reference, source_name, out);
+  if (threads && out.costs.reference_gpu_freq_hz == 0) {
+    out.costs.compute_threads = *threads;
+    out.derived.push_back("compute_threads");
   }
-  out.kept.insert(out.kept.end(), {"collate_cpu_s_per_sample", "launch_cpu_s_per_batch", "worker_startup_cpu_s"});
+  const LoaderWait wait = derive_sequential_loader(reference, options.sequential, source_name, out);
+  out.kept.insert(out.kept.end(), {"collate_cpu_s_per_sample", "launch_cpu_s_per_batch"});
+  derive_handoff(reference, wait, source_name, out);
+  derive_worker_startup(reference, wait, source_name, out);
+  derive_step_scaling(kept, threads, source_name, out);
   add_epoch_measurement(epochs, options.skip_epochs, out);
   return out;
 }

@@ -6,10 +6,15 @@
 //                      otherwise kept from the workload
 //   preprocess_cpu     sequential run: median(fetch_s / batch_size) - fetch_cpu - collate_cpu,
 //                      (at w = 0 the loop's wait is the whole fetch + preprocess + collate);
-//                      clamped at 0 with a note; otherwise kept
-//   collate_cpu, launch_cpu_s_per_batch, worker_startup_cpu_s: cannot be told apart in such
-//                      logs; always kept from the workload
+//                      clamped at 0 with a note; otherwise kept. A log with a workers column
+//                      says itself which rows are sequential (workers = 0); without it,
+//                      --sequential says all are
+//   collate_cpu, launch_cpu_s_per_batch: cannot be told apart in such logs; always kept
+//   receive (handoff), worker_startup_cpu_s, cpu_step_scaling, compute_threads: from logs
+//                      that carry the run's settings (contention_derivation.hpp); otherwise kept
 //   device, reference clocks: from the options, else the workload's
+// Only rows of the reference setting (the first log's threads, no busy cores) give compute and
+// the loader; the others are the step-scaling measurements.
 //
 // Contract: options out of range (a negative --skip-epochs, a clock that is not finite or not
 // a plausible one, an empty or multi-line device name) and no batches left after skip_epochs
@@ -42,6 +47,11 @@ struct DerivedCosts {
   std::vector<std::string> notes;          // clamps and other remarks
   std::vector<Measurement> measurements;   // compute_s_bs<N>, fetch_wait_s_per_sample, io_s_per_sample, epoch_s
 };
+
+// A derived value within what the profile loader takes for `unit` (sim/config/physical_range.cpp):
+// what the import writes, predict must read. Below the smallest value that can be told from
+// nothing it is 0 (with a note); past the largest it is a ConfigError naming the logs.
+double loadable_value(double value, const char* field, const char* unit, const std::string& source, DerivedCosts& out);
 
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,
                           const WorkloadSpec& workload, const DerivationOptions& options,

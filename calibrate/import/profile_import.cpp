@@ -31,6 +31,7 @@ Logs read_logs(const ImportOptions& options, const WorkloadSpec& workload) {
   }
   for (const auto& file : options.trace_csvs) {
     auto batches = read_trace_csv(file);
+    for (auto& b : batches) b.file = static_cast<int>(logs.files.size());
     logs.batches.insert(logs.batches.end(), batches.begin(), batches.end());
     logs.files.push_back(file.string());
   }

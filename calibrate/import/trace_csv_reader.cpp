@@ -42,6 +42,28 @@ void check_io_within_fetch(const CsvTable& t, std::size_t row, const BatchRecord
   }
 }
 
+// A whole-number column a trace may leave out, or leave empty on a row.
+void read_optional_count(const CsvTable& t, std::size_t r, const std::string& column, double lowest, double highest,
+                         int& out, std::vector<Diagnostic>& problems) {
+  if (!t.column(column) || t.text(r, column).empty()) return;
+  out = static_cast<int>(t.whole_number(r, column, lowest, highest, problems));
+}
+
+// The run settings python/edgetwin_trace.py writes beside the times (docs/import.md).
+void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector<Diagnostic>& problems) {
+  const double most = physical_range("worker processes").largest;
+  read_optional_count(t, r, "workers", 0, most, b.workers, problems);
+  read_optional_count(t, r, "prefetch_factor", 1, physical_range("batches per worker").largest, b.prefetch_factor,
+                      problems);
+  read_optional_count(t, r, "threads", 1, physical_range("threads (0: every core)").largest, b.threads, problems);
+  read_optional_count(t, r, "busy_cores", 0, physical_range("cores").largest, b.busy_cores, problems);
+  b.step_only = t.column("busy_cores").has_value();
+  if (t.column("batch_bytes") && !t.text(r, "batch_bytes").empty()) {
+    b.batch_bytes = static_cast<double>(t.whole_number(r, "batch_bytes", 1, physical_range("bytes").largest, problems));
+  }
+  if (t.column("iter_s") && !t.text(r, "iter_s").empty()) b.iter_s = t.seconds(r, "iter_s", 1.0, "s", problems);
+}
+
 BatchRecord read_row(const CsvTable& t, std::size_t r, bool has_io, std::vector<Diagnostic>& problems) {
   BatchRecord b;
   b.epoch = t.whole_number(r, "epoch", 0, kMaxIndex, problems);
@@ -53,6 +75,7 @@ BatchRecord read_row(const CsvTable& t, std::size_t r, bool has_io, std::vector<
     b.io_s = t.seconds(r, "io_s", 1.0, "s/batch", problems);
     check_io_within_fetch(t, r, b, problems);
   }
+  read_settings(t, r, b, problems);
   return b;
 }
 

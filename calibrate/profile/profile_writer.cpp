@@ -1,8 +1,12 @@
 #include "calibrate/profile/profile_writer.hpp"
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/app/output_file.hpp"
 #include "calibrate/profile/toml_text.hpp"
@@ -61,6 +65,20 @@ std::string memory_clock_keys(const CostSpec& c) {
   return out;
 }
 
+// The optional measured terms (sim/config/specs.hpp): written only when measured, so that a
+// profile without them reads back to the model that predates them.
+std::string measured_terms(const CostSpec& c) {
+  std::string out;
+  if (c.receive_cpu_s_per_byte != 0) out += key_value("receive_cpu_s_per_byte", toml_float(c.receive_cpu_s_per_byte));
+  if (c.cpu_step_scaling.empty()) return out;
+  std::vector<std::string> points;
+  for (const StepScalingPoint& p : c.cpu_step_scaling) {
+    points.push_back(fmt::format("{{ threads = {}, busy_cores = {}, batch_size = {}, factor = {} }}", p.threads,
+                                 p.busy_cores, static_cast<std::int64_t>(p.batch_size), toml_float(p.factor)));
+  }
+  return out + key_value("cpu_step_scaling", fmt::format("[{}]", fmt::join(points, ", ")));
+}
+
 std::string costs_section(const CostSpec& c) {
   return std::string("\n[costs]\n") + key_value("device", toml_string(c.device)) +
          key_value("reference_cpu_freq_hz", toml_float(c.reference_cpu_freq_hz)) +
@@ -74,7 +92,8 @@ std::string costs_section(const CostSpec& c) {
          (c.compute_threads != 0 ? key_value("compute_threads", std::to_string(c.compute_threads)) : std::string()) +
          key_value("worker_startup_cpu_s", toml_float(c.worker_startup_cpu_s)) +
          key_value("compute", fmt::format("{{ batch_size = {}, seconds = {} }}", toml_number_array(c.compute.batch_sizes),
-                                          toml_float_array(c.compute.seconds)));
+                                          toml_float_array(c.compute.seconds))) +
+         measured_terms(c);
 }
 
 std::string footprint_section(const FootprintSpec& f) {

@@ -20,6 +20,8 @@ constexpr std::array kRanges{
     PhysicalRange{"J", 1e-6, 1e12, "1 uJ", "1 TJ", "the energy of an epoch"},
     PhysicalRange{"s", 1e-12, 1e8, "1 ps", "1e8 s (3 years)", "a duration the simulation can hold"},
     PhysicalRange{"s/sample", 1e-12, 1e3, "1 ps", "1000 s", "the CPU time of one sample"},
+    PhysicalRange{"s/byte", 1e-15, 1e-3, "1 fs", "1 ms", "the CPU time of one byte handed over"},
+    PhysicalRange{"times the compute curve's step", 1e-3, 1e3, "0.001", "1000", "a measured slowdown of a step"},
     PhysicalRange{"s/batch", 1e-12, 1e4, "1 ps", "10000 s", "the time of one batch"},
     PhysicalRange{"s per batch", 1e-9, 1e4, "1 ns", "10000 s", "the time of one training step"},
     PhysicalRange{"FLOP/cycle", 1e-3, 1e6, "0.001", "1e6", "the peak of an edge GPU per clock"},

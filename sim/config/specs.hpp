@@ -172,6 +172,18 @@ struct ComputeCurve {
   double at(double batch_size) const;
 };
 
+// A CPU-only step measured at `threads` intra-op threads while `busy_cores` cores ran other
+// runnable threads (spinners standing in for DataLoader workers), at one batch size: its time
+// as a multiple of the compute curve's step at that batch size (which was measured at
+// compute_threads threads with nothing else running). It records what fair sharing of cores
+// misses: intra-op threads that wait at barriers for a thread the kernel has descheduled.
+struct StepScalingPoint {
+  int threads = 1;
+  int busy_cores = 0;
+  double batch_size = 0;
+  double factor = 1;
+};
+
 // Per-batch costs of this workload on one device.
 struct CostSpec {
   std::string device;                        // the device these costs were measured or estimated on
@@ -190,6 +202,10 @@ struct CostSpec {
   double worker_startup_cpu_s = 0;           // CPU work to start one worker process
   ComputeCurve compute;                      // GPU (or CPU when no GPU) seconds per batch
   Provenance provenance;
+  // Optional measured terms (last, so that older positional initialisers still hold); absent,
+  // the model is the one before they existed.
+  double receive_cpu_s_per_byte = 0;             // the receive's part that grows with the batch's bytes
+  std::vector<StepScalingPoint> cpu_step_scaling;  // CPU-only step: measured threads x busy cores
 };
 
 // RAM the training process takes; the page cache gets what is left.

@@ -1,5 +1,6 @@
 #include "sim/config/workload_loader.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -188,6 +189,32 @@ constexpr std::array<FootprintField, 5> kFootprintFields{{
 
 }  // namespace
 
+// [[costs.cpu_step_scaling]]: one point per (threads, busy cores, batch size); a second point
+// for the same three would make the lookup (sim/model/cpu_step_scaling.hpp) ambiguous.
+void read_step_scaling(TomlReader& reader, std::vector<StepScalingPoint>& points) {
+  for (const std::string& table : reader.table_array("costs.cpu_step_scaling", Presence::optional)) {
+    StepScalingPoint p;
+    std::int64_t batch_size = 0;
+    bool ok = reader.read_count(table + ".threads", p.threads, Presence::required, Bound::positive,
+                                "threads (0: every core)");
+    ok &= reader.read_count(table + ".busy_cores", p.busy_cores, Presence::required, Bound::non_negative, "cores");
+    ok &= reader.read_count(table + ".batch_size", batch_size, Presence::required, Bound::positive, "samples");
+    ok &= reader.read_number(table + ".factor", p.factor, Presence::required, Bound::positive,
+                             "times the compute curve's step");
+    if (!ok) continue;
+    p.batch_size = static_cast<double>(batch_size);
+    const bool repeated = std::any_of(points.begin(), points.end(), [&](const StepScalingPoint& q) {
+      return q.threads == p.threads && q.busy_cores == p.busy_cores && q.batch_size == p.batch_size;
+    });
+    if (repeated) {
+      reader.add_error(table, fmt::format("a second point for {} thread(s), {} busy core(s), batch size {}; "
+                                          "expected one", p.threads, p.busy_cores, batch_size));
+      continue;
+    }
+    points.push_back(p);
+  }
+}
+
 void read_costs(TomlReader& reader, CostSpec& costs) {
   reader.read_name("costs.device", costs.device, Presence::required);
   reader.read_number("costs.reference_cpu_freq_hz", costs.reference_cpu_freq_hz, Presence::required,
@@ -203,9 +230,12 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
   }
   reader.read_number("costs.receive_cpu_s_per_batch", costs.receive_cpu_s_per_batch, Presence::optional,
                      Bound::non_negative, "s/batch");
+  reader.read_number("costs.receive_cpu_s_per_byte", costs.receive_cpu_s_per_byte, Presence::optional,
+                     Bound::non_negative, "s/byte");
   reader.read_count("costs.compute_threads", costs.compute_threads, Presence::optional, Bound::non_negative,
                     "threads (0: every core)");
   read_compute_curve(reader, costs.compute);
+  read_step_scaling(reader, costs.cpu_step_scaling);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }
 

@@ -263,6 +263,7 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
 }
 
 void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
+  if (worker >= 0) ++workers_on_cpu_;
   launch(Stage::worker_cpu, index, worker, platform_.cpu(),
          batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles);
 }
@@ -283,6 +284,7 @@ void Pipeline::on_loaded(Token& token) {
     return;
   }
   workers_[token.worker].busy = false;
+  --workers_on_cpu_;
   worker_try_start(token.worker);
   trainer_try_consume();
 }
@@ -333,7 +335,8 @@ void Pipeline::start_step(std::int64_t index) {
   } else {
     batch.pending_steps = 1;
     launch(Stage::cpu_step, index, -1, platform_.cpu(),
-           batch.work->cpu_compute_cycles_per_thread + batch.before_step_s * platform_.cpu()->get_speed(),
+           work_.cpu_step_cycles_per_thread(*batch.work, workers_on_cpu_) +
+               batch.before_step_s * platform_.cpu()->get_speed(),
            batch.work->cpu_compute_threads);
   }
 }

@@ -174,6 +174,7 @@ class Pipeline {
   // last step of the previous one, whose records must stay valid until it returns.
   std::vector<Batch> batches_[2];
   std::vector<Worker> workers_;
+  int workers_on_cpu_ = 0;  // workers in their CPU stage: what a CPU-only step competes with
   std::int64_t next_to_consume_ = 0;
   bool trainer_busy_ = false;
   double trainer_idle_since_s_ = 0;

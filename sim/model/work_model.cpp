@@ -5,6 +5,7 @@
 
 #include "sim/config/cost_estimator.hpp"
 #include "sim/config/training_memory.hpp"
+#include "sim/model/cpu_step_scaling.hpp"
 
 namespace edgetwin {
 
@@ -46,7 +47,8 @@ BatchWork WorkModel::batch(int samples) const {
   const double n = samples;
   work.fetch_cpu_cycles = cpu_cycles(costs_.fetch_cpu_s_per_sample * n);
   work.preprocess_cpu_cycles = cpu_cycles((costs_.preprocess_cpu_s_per_sample + costs_.collate_cpu_s_per_sample) * n);
-  work.receive_cpu_cycles = cpu_cycles(costs_.receive_cpu_s_per_batch);
+  work.samples = samples;
+  work.receive_cpu_cycles = receive_cycles(n);
   const double compute_s = costs_.compute.at(n);
   if (has_gpu_) {
     work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;
@@ -62,12 +64,24 @@ BatchWork WorkModel::batch(int samples) const {
   return work;
 }
 
+double WorkModel::receive_cycles(double samples) const {
+  return cpu_cycles(costs_.receive_cpu_s_per_batch +
+                    costs_.receive_cpu_s_per_byte * dataset_.input_bytes_per_sample * samples);
+}
+
+double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, int busy_loaders) const {
+  const int threads = work.cpu_compute_threads;
+  const StepFactor f = cpu_step_factor(costs_.cpu_step_scaling, threads, busy_loaders, work.samples);
+  if (!f.measured) return work.cpu_compute_cycles_per_thread;
+  return work.cpu_compute_cycles_per_thread * f.factor * step_thread_share(cpu_cores_, threads, f.busy_cores);
+}
+
 DataParallelWork WorkModel::data_parallel_batch(int samples, int replicas) const {
   DataParallelWork w;
   w.replicas = replicas;
   const int share = (samples + replicas - 1) / replicas;
   const double step_s = gpu_step_s(costs_.compute.at(share));
-  w.receive_cpu_cycles = cpu_cycles(costs_.receive_cpu_s_per_batch);
+  w.receive_cpu_cycles = receive_cycles(samples);
   w.scatter_bytes = dataset_.input_bytes_per_sample * share;
   w.replica_gpu_cycles = std::max(0.0, step_s - update_s_) * gpu_freq_hz_;
   w.update_gpu_cycles = std::min(update_s_, step_s) * gpu_freq_hz_;

@@ -7,7 +7,9 @@
 // cost their bytes plus, per request, request_s worth of bandwidth: the device is busy for
 // bytes / bw + requests x request_s (one request per request_bytes, plus one for the file's
 // metadata), and concurrent reads share that busy time.
-// The host-to-device copy is a memcpy by the trainer's core into memory the GPU reads
+// The trainer's receive of a batch from a worker process costs
+// receive_cpu_s_per_batch plus receive_cpu_s_per_byte per byte of its input tensors
+// (input_bytes_per_sample x samples). The host-to-device copy is a memcpy by the trainer's core into memory the GPU reads
 // (Jetson memory is shared): it lasts bytes / memory bandwidth, and neither the step's GPU
 // nor its CPU work can start before it ends.
 #pragma once
@@ -23,8 +25,9 @@ struct BatchWork {
   double gpu_cycles = 0;             // 0 on CPU-only devices
   double launch_cpu_cycles = 0;      // trainer's CPU work beside the GPU step
   double receive_cpu_cycles = 0;     // trainer's CPU work to take the batch from a worker
-  double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step
+  double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step, uncontended
   int cpu_compute_threads = 0;
+  int samples = 0;
 };
 
 // One data-parallel step (a device with a [link]): the batch scattered over the link, each
@@ -45,6 +48,13 @@ class WorkModel {
   WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage);
 
   BatchWork batch(int samples) const;
+  // A CPU-only step's cycles per thread when it starts beside `busy_loaders` DataLoader workers
+  // on the CPU: with costs.cpu_step_scaling measured for its thread count, the measured factor
+  // at the most busy cores measured up to busy_loaders, divided back by the share of a core
+  // the engine's fair sharing gives each thread then (step_thread_share), so that the step lasts
+  // the measured time while the contention lasts. Without points: the uncontended cycles, and
+  // the engine's sharing alone slows the step.
+  double cpu_step_cycles_per_thread(const BatchWork& work, int busy_loaders) const;
   // The step over a link (data_parallel()): the compute curve at the largest share,
   // ceil(samples / replicas), less the update (its roofline time on the device when the model
   // has [model.ops.optimizer], else none: then the replica's step holds it), the update
@@ -60,6 +70,7 @@ class WorkModel {
  private:
   double cpu_cycles(double cpu_seconds) const { return cpu_seconds * costs_.reference_cpu_freq_hz; }
   double gpu_step_s(double reference_s) const;
+  double receive_cycles(double samples) const;
 
   CostSpec costs_;
   DatasetSpec dataset_;

@@ -89,7 +89,7 @@ TEST(ImportBounds, ADerivedCostBelowResolutionIsZeroAndTheProfileLoads) {
   o.command = "edgetwin-calibrate import --trace t.csv --sequential";
   const ProfileDocument doc = import_profile(o, lenet());
   EXPECT_EQ(doc.profile.costs.fetch_cpu_s_per_sample, 0.0);
-  EXPECT_NE(doc.profile.costs.provenance.source.find("fetch_cpu_s_per_sample came out 2.5e-23 s, below 1 ps; set to 0"),
+  EXPECT_NE(doc.profile.costs.provenance.source.find("fetch_cpu_s_per_sample came out 2.5e-23 s/sample, below 1 ps; set to 0"),
             std::string::npos)
       << doc.profile.costs.provenance.source;
   write_text(dir / "p.toml", render_profile(doc));

@@ -175,6 +175,34 @@ TEST_F(WorkloadLoader, ComputeBatchSizesMustIncrease) {
                              "(samples), got 16 after 16")));
 }
 
+// The measured contention terms (sim/config/specs.hpp): read when present, each point checked,
+// and a second point for the same threads, busy cores and batch size refused where it stands.
+TEST_F(WorkloadLoader, StepScalingAndPerByteHandoffAreRead) {
+  const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                            "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nreceive_cpu_s_per_byte = 2e-9\n"
+                            "cpu_step_scaling = [{ threads = 2, busy_cores = 1, batch_size = 16, factor = 6.5 }]");
+  EXPECT_EQ(w.costs.receive_cpu_s_per_byte, 2e-9);
+  ASSERT_EQ(w.costs.cpu_step_scaling.size(), 1u);
+  EXPECT_EQ(w.costs.cpu_step_scaling[0].threads, 2);
+  EXPECT_EQ(w.costs.cpu_step_scaling[0].busy_cores, 1);
+  EXPECT_EQ(w.costs.cpu_step_scaling[0].batch_size, 16);
+  EXPECT_EQ(w.costs.cpu_step_scaling[0].factor, 6.5);
+}
+
+TEST_F(WorkloadLoader, StepScalingPointsAreCheckedAndNotRepeated) {
+  const std::string point = "{ threads = 2, busy_cores = 1, batch_size = 16, factor = 6.5 }";
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\ncpu_step_scaling = [" + point + ", " + point +
+                                       ", { threads = 0, busy_cores = -1, batch_size = 16, factor = 1e9 }]");
+  ASSERT_EQ(errors.size(), 4u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("27:"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("costs.cpu_step_scaling[1]: a second point for 2 thread(s), 1 busy core(s), batch size 16"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("costs.cpu_step_scaling[2].threads"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("costs.cpu_step_scaling[2].busy_cores"), std::string::npos) << errors[2];
+  EXPECT_NE(errors[3].find("costs.cpu_step_scaling[2].factor"), std::string::npos) << errors[3];
+}
+
 TEST_F(WorkloadLoader, ComputeNeedsAtLeastOnePoint) {
   EXPECT_THAT(errors_after("batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3]",
                            "batch_size = [], seconds = []"),

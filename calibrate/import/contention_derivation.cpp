@@ -1,0 +1,184 @@
+#include "calibrate/import/contention_derivation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "calibrate/profile/measurement.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+double median_of(const std::vector<double>& values, const char* name) { return summarize(name, values, "s").median; }
+
+// One batch size's handoff: the trainer's wait in steady state less what the worker being
+// behind explains.
+struct HandoffPoint {
+  int batch_size = 0;
+  double bytes = std::nan("");
+  double seconds = 0;
+};
+
+std::map<int, std::vector<BatchRecord>> steady_rows_with_workers(const std::vector<BatchRecord>& reference) {
+  std::map<int, std::vector<BatchRecord>> by_size;
+  for (const auto& b : reference) {
+    // The first workers x prefetch batches were loaded while the trainer had nothing to do.
+    if (b.workers >= 1 && b.batch >= std::int64_t{b.workers} * b.prefetch_factor) by_size[b.batch_size].push_back(b);
+  }
+  return by_size;
+}
+
+HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
+  std::vector<double> fetch, compute, bytes;
+  for (const auto& b : rows) {
+    fetch.push_back(b.fetch_s);
+    compute.push_back(b.compute_s);
+    if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
+  }
+  const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
+  out.measurements.push_back(wait);
+  const double behind = std::max(0.0, wait_s_per_sample * size - median_of(compute, "compute_s"));
+  HandoffPoint p{size, bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : std::nan(""), wait.median - behind};
+  if (p.seconds < 0) {
+    out.notes.push_back(fmt::format("handoff at batch size {} came out {} s (the worker being behind explains the whole "
+                                    "wait); set to 0", size, p.seconds));
+    p.seconds = 0;
+  }
+  return p;
+}
+
+// Least squares h = a + s x bytes; a negative term is dropped and the other refitted alone.
+std::pair<double, double> fit_handoff(const std::vector<HandoffPoint>& points, DerivedCosts& out) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& p : points) {
+    n += 1;
+    sx += p.bytes;
+    sy += p.seconds;
+    sxx += p.bytes * p.bytes;
+    sxy += p.bytes * p.seconds;
+  }
+  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  const double intercept = (sy - slope * sx) / n;
+  if (slope < 0) {
+    out.notes.push_back(fmt::format("handoff fell with the batch's bytes (slope {} s/byte); taken as a constant", slope));
+    return {sy / n, 0.0};
+  }
+  if (intercept < 0) {
+    out.notes.push_back(fmt::format("handoff's constant came out {} s; taken as proportional to the bytes", intercept));
+    return {0.0, sxy / sxx};
+  }
+  return {intercept, slope};
+}
+
+// Several batch sizes, every one with its bytes, not all the same: a line can be fitted.
+bool fits_a_line(const std::vector<HandoffPoint>& points) {
+  if (points.size() < 2) return false;
+  if (std::any_of(points.begin(), points.end(), [](const auto& p) { return std::isnan(p.bytes); })) return false;
+  return std::any_of(points.begin(), points.end(), [&](const auto& p) { return p.bytes != points.front().bytes; });
+}
+
+}  // namespace
+
+std::optional<int> reference_threads(const std::vector<BatchRecord>& batches) {
+  for (const auto& b : batches) {
+    if (b.threads > 0) return b.threads;
+  }
+  return std::nullopt;
+}
+
+std::vector<BatchRecord> reference_rows(const std::vector<BatchRecord>& batches, std::optional<int> threads) {
+  std::vector<BatchRecord> out;
+  std::copy_if(batches.begin(), batches.end(), std::back_inserter(out), [&](const BatchRecord& b) {
+    return !b.step_only && b.busy_cores == 0 && (!threads || b.threads <= 0 || b.threads == *threads);
+  });
+  return out;
+}
+
+void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample, const std::string& source,
+                    DerivedCosts& out) {
+  const auto by_size = steady_rows_with_workers(reference);
+  if (by_size.empty()) return;  // no run with workers: nothing to say
+  if (!wait_s_per_sample) {
+    out.notes.push_back("runs with workers but no num_workers = 0 run: the handoff cannot be told from the loader "
+                        "being behind; receive_cpu_s_per_batch kept");
+    return;
+  }
+  std::vector<HandoffPoint> points;
+  for (const auto& [size, rows] : by_size) points.push_back(handoff_at(size, rows, *wait_s_per_sample, out));
+  if (fits_a_line(points)) {
+    const auto [constant, per_byte] = fit_handoff(points, out);
+    out.costs.receive_cpu_s_per_batch = loadable_value(constant, "receive_cpu_s_per_batch", "s/batch", source, out);
+    out.costs.receive_cpu_s_per_byte = loadable_value(per_byte, "receive_cpu_s_per_byte", "s/byte", source, out);
+    out.derived.insert(out.derived.end(), {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte"});
+    return;
+  }
+  std::vector<double> seconds;
+  for (const auto& p : points) seconds.push_back(p.seconds);
+  out.costs.receive_cpu_s_per_batch =
+      loadable_value(median_of(seconds, "handoff"), "receive_cpu_s_per_batch", "s/batch", source, out);
+  out.costs.receive_cpu_s_per_byte = 0;
+  out.derived.push_back("receive_cpu_s_per_batch");
+}
+
+void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
+                           const std::string& source, DerivedCosts& out) {
+  std::map<int, const BatchRecord*> first_of_file;  // each trace's first epoch's batch 0
+  for (const auto& b : reference) {
+    if (b.workers != 1 || b.batch != 0 || std::isnan(b.iter_s)) continue;
+    auto [it, inserted] = first_of_file.try_emplace(b.file, &b);
+    if (!inserted && b.epoch < it->second->epoch) it->second = &b;
+  }
+  if (first_of_file.empty() || !wait_s_per_sample) {
+    out.kept.push_back("worker_startup_cpu_s");
+    return;
+  }
+  std::vector<double> startups;
+  for (const auto& [file, b] : first_of_file) {
+    startups.push_back(std::max(0.0, b->iter_s + b->fetch_s - *wait_s_per_sample * b->batch_size));
+  }
+  const Measurement m = summarize("worker_startup_s", startups, "s");
+  out.measurements.push_back(m);
+  out.costs.worker_startup_cpu_s = loadable_value(m.median, "worker_startup_cpu_s", "s", source, out);
+  out.derived.push_back("worker_startup_cpu_s");
+}
+
+void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
+                         DerivedCosts& out) {
+  if (!threads) return;
+  // The reference step at a batch size: timed alone at the reference threads where the scaling
+  // was measured (so both sides ran alike), else the training runs' steps without workers (those
+  // beside worker processes are contended by them: neither the reference nor a point).
+  std::map<int, std::vector<double>> alone, trained;
+  for (const auto& b : batches) {
+    const bool at_reference = b.busy_cores == 0 && b.threads == *threads;
+    if (b.step_only && at_reference) alone[b.batch_size].push_back(b.compute_s);
+    if (!b.step_only && at_reference && b.workers <= 0) trained[b.batch_size].push_back(b.compute_s);
+  }
+  std::map<int, std::vector<double>> base = trained;
+  for (const auto& [size, seconds] : alone) base[size] = seconds;
+  std::map<std::tuple<int, int, int>, std::vector<double>> groups;
+  for (const auto& b : batches) {
+    if (b.workers > 0 || b.threads <= 0 || (b.threads == *threads && b.busy_cores == 0)) continue;
+    groups[{b.threads, b.busy_cores, b.batch_size}].push_back(b.compute_s);
+  }
+  for (const auto& [key, seconds] : groups) {
+    const auto [n, busy, size] = key;
+    if (!base.contains(size)) {
+      out.notes.push_back(fmt::format("steps at {} thread(s), {} busy core(s), batch size {} have no reference step at "
+                                      "that batch size; left out", n, busy, size));
+      continue;
+    }
+    const Measurement m = summarize(fmt::format("compute_s_bs{}_threads{}_busy{}", size, n, busy), seconds, "s");
+    out.measurements.push_back(m);
+    const double factor = loadable_value(m.median / median_of(base.at(size), "compute_s"), "cpu_step_scaling",
+                                         "times the compute curve's step", source, out);
+    if (factor > 0) out.costs.cpu_step_scaling.push_back({n, busy, static_cast<double>(size), factor});
+  }
+  if (!out.costs.cpu_step_scaling.empty()) out.derived.push_back("cpu_step_scaling");
+}
+
+}  // namespace edgetwin::calibrate

@@ -1,0 +1,52 @@
+// The costs of running beside DataLoader worker processes, derived from per-batch traces that
+// carry the run's settings (python/edgetwin_trace.py's columns; docs/import.md, *How each cost
+// is derived*). Each rule is a closed form over medians:
+//
+//   receive (handoff)  traces with workers >= 1, batches past the first workers x prefetch:
+//                      per batch size b, h(b) = median fetch_s - max(0, L(b) - median compute_s),
+//                      where L(b) is the sequential loader's wait for a batch of b (a w = 0
+//                      trace): in steady state with the worker ahead the trainer's wait is
+//                      the handoff alone, and with the worker behind it is L - C longer. One
+//                      batch size: receive_cpu_s_per_batch = h; several with batch_bytes:
+//                      least squares h = a + s x bytes (a, s clamped at 0 with a note)
+//   worker start-up    traces with workers = 1: their first epoch's iter_s + batch 0's fetch_s
+//                      - L(b) (the fork, the worker's start and its first batch, less the batch);
+//                      median over traces
+//   CPU step scaling   rows at other intra-op threads or with busy cores: per (threads, busy
+//                      cores, batch size) median compute_s over the reference step's median at
+//                      that batch size: the steps timed alone at the reference threads (the first
+//                      trace's) and no busy cores where the log has them (a log with a busy_cores
+//                      column, measure_step_scaling's), else the training runs' w = 0 steps
+//   compute_threads    the reference threads, on a CPU-only device
+//
+// Contract: a rule whose inputs are missing keeps the workload's value and says why in notes;
+// values are within what the profile loader reads (sim/config/physical_range.cpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibrate/import/batch_record.hpp"
+#include "calibrate/import/cost_derivation.hpp"
+
+namespace edgetwin::calibrate {
+
+// The threads of the first row that has them; nullopt when the logs do not say.
+std::optional<int> reference_threads(const std::vector<BatchRecord>& batches);
+
+// Rows of the reference setting: no busy cores, the reference threads (or threads not logged).
+std::vector<BatchRecord> reference_rows(const std::vector<BatchRecord>& batches, std::optional<int> threads);
+
+// The sequential loader's wait for a batch of b samples (fetch_wait_s_per_sample x b); nullopt
+// when the import measured no sequential run.
+using LoaderWait = std::optional<double>;
+
+void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
+                    const std::string& source, DerivedCosts& out);
+void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
+                           const std::string& source, DerivedCosts& out);
+void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
+                         DerivedCosts& out);
+
+}  // namespace edgetwin::calibrate

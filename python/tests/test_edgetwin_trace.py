@@ -1,0 +1,579 @@
+"""Tests of python/edgetwin_trace.py against the trace CSV of docs/import.md."""
+
+import collections
+import csv
+import errno
+import gc
+import multiprocessing
+import os
+import statistics
+import subprocess
+import time
+import tomllib
+
+import pytest
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+import edgetwin_trace
+
+HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
+          "prefetch_factor", "threads", "iter_s"]
+
+
+def read_trace(path):
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return header, [dict(zip(header, row)) for row in reader]
+
+
+def mnist_like(samples):
+    """`samples` float32 1x28x28 images with int64 labels, as torchvision's MNIST collates."""
+    return TensorDataset(torch.zeros(samples, 1, 28, 28), torch.zeros(samples, dtype=torch.int64))
+
+
+def expected_mnist_batch_bytes(batch_size):
+    # float32 image 1*28*28*4 = 3136 bytes + int64 label 8 bytes per sample.
+    return batch_size * (1 * 28 * 28 * 4 + 8)
+
+
+def expected_batch_sizes(samples, batch_size, drop_last):
+    full, rest = divmod(samples, batch_size)
+    return [batch_size] * full + ([rest] if rest and not drop_last else [])
+
+
+def run_epochs(path, loader, epochs=1, body=None, **trace_args):
+    with edgetwin_trace.Trace(path, **trace_args) as trace:
+        for _ in range(epochs):
+            for batch in trace.epoch(loader):
+                if body is not None:
+                    body(batch)
+    return read_trace(path)
+
+
+class SleepyDataset(Dataset):
+    """Each sample takes at least `sample_s` to produce."""
+
+    def __init__(self, samples, sample_s):
+        self.samples = samples
+        self.sample_s = sample_s
+
+    def __len__(self):
+        return self.samples
+
+    def __getitem__(self, index):
+        time.sleep(self.sample_s)
+        return torch.zeros(4), index
+
+
+class FileDataset(Dataset):
+    """Reads one file per sample through the module's timed reads."""
+
+    def __init__(self, paths, read_s):
+        self.paths = paths
+        self.read_s = read_s
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, index):
+        data = edgetwin_trace.read_bytes(self.paths[index])
+        with edgetwin_trace.timed_read():
+            time.sleep(self.read_s)  # a slow medium, so io_s has a lower bound to check
+        return torch.tensor(list(data), dtype=torch.uint8), index
+
+
+class FailingDataset(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        if index == 5:
+            raise RuntimeError("bad sample 5")
+        return torch.zeros(2)
+
+
+WORKER_INIT_S = 0.3
+
+
+def slow_worker_init(worker_id):
+    time.sleep(WORKER_INIT_S)
+
+
+# --- rows, sizes and bytes -------------------------------------------------------------
+
+def test_rows_batch_sizes_and_bytes_of_a_partial_last_batch(tmp_path):
+    header, rows = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(70), batch_size=16))
+    assert header == HEADER
+    sizes = expected_batch_sizes(70, 16, drop_last=False)
+    assert sizes == [16, 16, 16, 16, 6]
+    assert [int(r["batch_size"]) for r in rows] == sizes
+    assert [int(r["batch"]) for r in rows] == [0, 1, 2, 3, 4]
+    assert {r["epoch"] for r in rows} == {"0"}
+    assert [int(r["batch_bytes"]) for r in rows] == [expected_mnist_batch_bytes(s) for s in sizes]
+    assert int(rows[0]["batch_bytes"]) == 50304
+    assert {r["workers"] for r in rows} == {"0"}
+    assert {r["prefetch_factor"] for r in rows} == {""}
+    assert {r["threads"] for r in rows} == {str(torch.get_num_threads())}
+    assert float(rows[0]["iter_s"]) >= 0
+    assert [r["iter_s"] for r in rows[1:]] == [""] * 4
+    for r in rows:
+        assert float(r["fetch_s"]) >= 0 and float(r["compute_s"]) >= 0
+
+
+def test_drop_last_leaves_the_partial_batch_out(tmp_path):
+    _, rows = run_epochs(tmp_path / "t.csv",
+                         DataLoader(mnist_like(70), batch_size=16, drop_last=True))
+    assert [int(r["batch_size"]) for r in rows] == expected_batch_sizes(70, 16, True) == [16] * 4
+
+
+def test_exact_multiple_has_no_short_batch(tmp_path):
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(64), batch_size=16))
+    assert [int(r["batch_size"]) for r in rows] == [16] * 4
+
+
+class DictDataset(Dataset):
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, index):
+        return {"image": torch.zeros(3, 2, 2, dtype=torch.float16),
+                "extra": (torch.zeros(5, dtype=torch.int32), "a name"),
+                "label": index}
+
+
+def test_nested_dict_batch_counts_every_tensor(tmp_path):
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(DictDataset(), batch_size=4))
+    assert [int(r["batch_size"]) for r in rows] == [4, 4, 2]
+    # per sample: float16 3*2*2*2 = 24 bytes, int32 5*4 = 20, int64 label 8; strings carry none
+    assert [int(r["batch_bytes"]) for r in rows] == [4 * 52, 4 * 52, 2 * 52]
+
+
+def test_batch_without_tensors_is_refused(tmp_path):
+    loader = DataLoader(["a", "b", "c"], batch_size=2)
+    with pytest.raises(TypeError, match="no tensor"):
+        run_epochs(tmp_path / "t.csv", loader)
+    assert not os.path.exists(tmp_path / "t.csv")
+    assert not os.path.exists(tmp_path / "t.csv.partial")
+
+
+def test_numbers_keep_nine_significant_digits(tmp_path):
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(8), batch_size=4),
+                         body=lambda batch: time.sleep(0.0123456))
+    for r in rows:
+        assert r["compute_s"] == format(float(r["compute_s"]), ".9g")
+        assert float(r["compute_s"]) >= 0.0123456
+
+
+# --- what fetch_s and compute_s measure -------------------------------------------------
+
+def test_fetch_holds_the_loading_and_compute_the_loop_body(tmp_path):
+    # Loading and the body take the same 100 ms, so time of either counted in the other
+    # doubles it: medians under 200 ms say neither leaked.
+    sample_s, batch_size, body_s = 0.025, 4, 0.1
+    loader = DataLoader(SleepyDataset(16, sample_s), batch_size=batch_size)
+    _, rows = run_epochs(tmp_path / "t.csv", loader, body=lambda batch: time.sleep(body_s))
+    assert len(rows) == 4
+    fetch = [float(r["fetch_s"]) for r in rows]
+    compute = [float(r["compute_s"]) for r in rows]
+    # w=0: next() runs __getitem__ batch_size times in this process.
+    assert all(f >= batch_size * sample_s for f in fetch)
+    assert all(c >= body_s for c in compute)
+    assert statistics.median(fetch) < batch_size * sample_s + body_s
+    assert statistics.median(compute) < body_s + batch_size * sample_s
+
+
+def test_cpu_device_leaves_the_batch_alone(tmp_path):
+    images = torch.arange(8.0).reshape(8, 1)
+    seen = []
+    with edgetwin_trace.Trace(tmp_path / "t.csv", device="cpu") as trace:
+        for x, y in trace.epoch(DataLoader(TensorDataset(images, images), batch_size=8)):
+            seen.append(x)
+    assert seen[0].device.type == "cpu"
+    assert torch.equal(seen[0], images)
+
+
+Pair = collections.namedtuple("Pair", "x y")
+
+
+def test_move_rebuilds_containers_with_tensors_on_the_device():
+    device = torch.device("meta")  # every build has it; only the placement is checked
+    batch = {"a": (torch.zeros(2), [torch.ones(3), "s"]), "b": Pair(torch.zeros(1), 7)}
+    moved = edgetwin_trace._move(batch, device)
+    assert type(moved) is dict and list(moved) == ["a", "b"]
+    assert type(moved["a"]) is tuple and type(moved["a"][1]) is list
+    assert moved["a"][0].device == device and moved["a"][1][0].device == device
+    assert moved["a"][1][1] == "s"
+    assert type(moved["b"]) is Pair and moved["b"].x.device == device and moved["b"].y == 7
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_device_gets_the_batch_on_the_gpu(tmp_path):
+    seen = []
+    with edgetwin_trace.Trace(tmp_path / "t.csv", device="cuda") as trace:
+        for x, y in trace.epoch(DataLoader(mnist_like(20), batch_size=8)):
+            seen.append((x.device.type, y.device.type))
+    assert seen == [("cuda", "cuda")] * 3
+    _, rows = read_trace(tmp_path / "t.csv")
+    assert [int(r["batch_bytes"]) for r in rows] == [expected_mnist_batch_bytes(s)
+                                                     for s in (8, 8, 4)]
+
+
+# --- epochs ---------------------------------------------------------------------------
+
+def test_epochs_count_from_zero_and_restart_batches(tmp_path):
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(20), batch_size=8), epochs=2)
+    assert [(r["epoch"], r["batch"]) for r in rows] == [
+        ("0", "0"), ("0", "1"), ("0", "2"), ("1", "0"), ("1", "1"), ("1", "2")]
+    assert [r["iter_s"] != "" for r in rows] == [True, False, False, True, False, False]
+
+
+def test_explicit_epoch_numbers_and_the_default_after_them(tmp_path):
+    loader = DataLoader(mnist_like(4), batch_size=4)
+    with edgetwin_trace.Trace(tmp_path / "t.csv") as trace:
+        for epoch in (3, 5):
+            for _ in trace.epoch(loader, epoch=epoch):
+                pass
+        for _ in trace.epoch(loader):
+            pass
+        with pytest.raises(ValueError, match="epoch 5 is already"):
+            trace.epoch(loader, epoch=5)
+        for bad in (-1, 1.0, True, "2"):
+            with pytest.raises(ValueError, match="whole number"):
+                trace.epoch(loader, epoch=bad)
+    _, rows = read_trace(tmp_path / "t.csv")
+    assert [r["epoch"] for r in rows] == ["3", "5", "6"]
+
+
+def test_break_keeps_the_finished_batches(tmp_path):
+    loader = DataLoader(mnist_like(40), batch_size=8)
+    with edgetwin_trace.Trace(tmp_path / "t.csv") as trace:
+        for batch_index, _ in enumerate(trace.epoch(loader)):
+            if batch_index == 2:
+                break
+        for _ in trace.epoch(loader):
+            pass
+    _, rows = read_trace(tmp_path / "t.csv")
+    # batch 2's compute had no end the trace saw, so it has no row
+    assert [(r["epoch"], r["batch"]) for r in rows] == [
+        ("0", "0"), ("0", "1"), ("1", "0"), ("1", "1"), ("1", "2"), ("1", "3"), ("1", "4")]
+
+
+def test_nested_epochs_are_refused(tmp_path):
+    loader = DataLoader(mnist_like(8), batch_size=4)
+    with edgetwin_trace.Trace(tmp_path / "t.csv") as trace:
+        for _ in trace.epoch(loader):
+            with pytest.raises(ValueError, match="has not finished"):
+                trace.epoch(loader)
+        for _ in trace.epoch(loader):  # allowed again once the first loop is over
+            pass
+
+
+# --- workers --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("workers,persistent", [(1, False), (2, False), (2, True)])
+def test_worker_rows_and_where_their_start_up_shows(tmp_path, workers, persistent):
+    loader = DataLoader(mnist_like(10), batch_size=4, num_workers=workers, prefetch_factor=3,
+                        persistent_workers=persistent, worker_init_fn=slow_worker_init)
+    _, rows = run_epochs(tmp_path / "t.csv", loader, epochs=2)
+    assert [(r["epoch"], r["batch"], r["batch_size"]) for r in rows] == [
+        ("0", "0", "4"), ("0", "1", "4"), ("0", "2", "2"),
+        ("1", "0", "4"), ("1", "1", "4"), ("1", "2", "2")]
+    assert {r["workers"] for r in rows} == {str(workers)}
+    assert {r["prefetch_factor"] for r in rows} == {"3"}
+    assert [int(r["batch_bytes"]) for r in rows] == [expected_mnist_batch_bytes(s)
+                                                     for s in (4, 4, 2) * 2]
+    first = [r for r in rows if r["batch"] == "0"]
+    assert all(r["iter_s"] != "" for r in first)
+    assert all(r["iter_s"] == "" for r in rows if r["batch"] != "0")
+    # iter() launches the workers without waiting for worker_init_fn, which runs from the
+    # launch on; batch 0 waits for the rest of it.
+    start_up = [float(r["iter_s"]) + float(r["fetch_s"]) for r in first]
+    assert all(float(r["iter_s"]) < WORKER_INIT_S for r in first)
+    assert start_up[0] >= WORKER_INIT_S
+    if persistent:
+        assert start_up[1] < WORKER_INIT_S  # the same workers, already up
+    else:
+        assert start_up[1] >= WORKER_INIT_S  # new workers each epoch
+
+
+# --- io_s -----------------------------------------------------------------------------
+
+def test_io_s_sums_the_timed_reads_of_each_batch(tmp_path):
+    paths = []
+    for i in range(6):
+        paths.append(tmp_path / f"sample{i}.bin")
+        paths[-1].write_bytes(bytes(range(i, i + 3)))
+    read_s, batch_size = 0.003, 4
+    header, rows = run_epochs(tmp_path / "t.csv",
+                              DataLoader(FileDataset(paths, read_s), batch_size=batch_size),
+                              io=True)
+    assert header == HEADER + ["io_s"]
+    assert [int(r["batch_size"]) for r in rows] == [4, 2]
+    for r in rows:
+        io_s, fetch_s = float(r["io_s"]), float(r["fetch_s"])
+        assert io_s >= int(r["batch_size"]) * read_s
+        assert io_s <= fetch_s  # the reads happen inside the fetch
+
+
+def test_io_s_is_empty_without_timed_reads(tmp_path):
+    header, rows = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(8), batch_size=4),
+                              io=True)
+    assert header[-1] == "io_s"
+    assert [r["io_s"] for r in rows] == ["", ""]
+
+
+def test_io_s_with_workers_is_refused(tmp_path):
+    loader = DataLoader(mnist_like(8), batch_size=4, num_workers=1)
+    with pytest.raises(ValueError, match="num_workers=0"):
+        run_epochs(tmp_path / "t.csv", loader, io=True)
+    assert os.listdir(tmp_path) == []
+
+
+def test_without_io_there_is_no_io_column(tmp_path):
+    header, _ = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(4), batch_size=4))
+    assert "io_s" not in header
+
+
+# --- the file: complete or absent -------------------------------------------------------
+
+def test_rows_stay_in_the_partial_file_until_close(tmp_path):
+    path = tmp_path / "t.csv"
+    trace = edgetwin_trace.Trace(path)
+    for _ in trace.epoch(DataLoader(mnist_like(8), batch_size=4)):
+        pass
+    assert not path.exists()
+    assert (tmp_path / "t.csv.partial").exists()
+    trace.close()
+    trace.close()
+    assert path.exists() and not (tmp_path / "t.csv.partial").exists()
+    assert len(read_trace(path)[1]) == 2
+    with pytest.raises(ValueError, match="closed"):
+        trace.epoch(DataLoader(mnist_like(8), batch_size=4))
+
+
+def test_an_exception_in_the_loop_leaves_no_file(tmp_path):
+    loader = DataLoader(mnist_like(20), batch_size=4)
+    with pytest.raises(ZeroDivisionError):
+        with edgetwin_trace.Trace(tmp_path / "t.csv") as trace:
+            for _ in trace.epoch(loader):
+                pass
+            for batch_index, _ in enumerate(trace.epoch(loader)):
+                if batch_index == 3:
+                    1 / 0
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_exception_in_the_dataset_leaves_no_file(tmp_path):
+    with pytest.raises(RuntimeError, match="bad sample 5"):
+        run_epochs(tmp_path / "t.csv", DataLoader(FailingDataset(), batch_size=2))
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_trace_never_closed_removes_its_partial_file(tmp_path, capfd):
+    trace = edgetwin_trace.Trace(tmp_path / "t.csv")
+    for _ in trace.epoch(DataLoader(mnist_like(8), batch_size=4)):
+        pass
+    assert (tmp_path / "t.csv.partial").exists()
+    del trace
+    gc.collect()
+    assert os.listdir(tmp_path) == []
+    assert "t.csv was not closed" in capfd.readouterr().err
+
+
+def test_an_existing_trace_is_replaced_only_on_close(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("old\n")
+    with pytest.raises(KeyError):
+        with edgetwin_trace.Trace(path) as trace:
+            for _ in trace.epoch(DataLoader(mnist_like(4), batch_size=4)):
+                raise KeyError("stop")
+    assert path.read_text() == "old\n"
+    run_epochs(path, DataLoader(mnist_like(4), batch_size=4))
+    assert read_trace(path)[0] == HEADER
+
+
+def test_a_write_error_names_the_file(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full to run out of space on")
+    os.symlink("/dev/full", tmp_path / "t.csv.partial")
+    with pytest.raises(OSError) as error:
+        run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(4), batch_size=4))
+    assert error.value.errno == errno.ENOSPC
+    assert "t.csv.partial" in str(error.value)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_rename_error_names_both_files_and_keeps_the_rows(tmp_path):
+    path = tmp_path / "t.csv"
+    trace = edgetwin_trace.Trace(path)
+    for _ in trace.epoch(DataLoader(mnist_like(4), batch_size=4)):
+        pass
+    path.mkdir()  # something took the name while training ran
+    with pytest.raises(OSError, match="cannot rename .*t.csv.partial to .*t.csv"):
+        trace.close()
+    assert len(read_trace(tmp_path / "t.csv.partial")[1]) == 1
+
+
+def test_an_unwritable_place_names_the_file(tmp_path):
+    with pytest.raises(OSError, match="missing/t.csv.partial"):
+        edgetwin_trace.Trace(tmp_path / "missing" / "t.csv")
+
+
+# --- arguments ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path,error,match", [
+    ("", ValueError, "empty"),
+    (3, TypeError, "str or path-like"),
+    (None, TypeError, "str or path-like"),
+])
+def test_bad_paths_are_refused(path, error, match):
+    with pytest.raises(error, match=match):
+        edgetwin_trace.Trace(path)
+
+
+def test_a_directory_path_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="is a directory"):
+        edgetwin_trace.Trace(tmp_path)
+
+
+@pytest.mark.parametrize("device,match", [("mps", "valid: cpu, cuda"),
+                                          ("no-such-device", "not a torch device")])
+def test_bad_devices_are_refused(tmp_path, device, match):
+    with pytest.raises(ValueError, match=match):
+        edgetwin_trace.Trace(tmp_path / "t.csv", device=device)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is available here")
+def test_cuda_without_cuda_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        edgetwin_trace.Trace(tmp_path / "t.csv", device="cuda")
+
+
+def test_bad_io_flag_is_refused(tmp_path):
+    with pytest.raises(TypeError, match="io must be True or False"):
+        edgetwin_trace.Trace(tmp_path / "t.csv", io="yes")
+
+
+def test_a_loader_without_num_workers_is_refused(tmp_path):
+    with edgetwin_trace.Trace(tmp_path / "t.csv") as trace:
+        with pytest.raises(TypeError, match="expected a torch.utils.data.DataLoader"):
+            trace.epoch([torch.zeros(2)])
+
+
+# --- edgetwin-calibrate import reads what the module writes -----------------------------
+
+def calibrate_binary():
+    binary = os.environ.get("EDGETWIN_CALIBRATE")
+    if not binary:
+        pytest.skip("EDGETWIN_CALIBRATE is not set to the edgetwin-calibrate binary")
+    return binary
+
+
+def import_profile(tmp_path, *arguments):
+    result = subprocess.run([calibrate_binary(), "import", "--workload", "lenet-mnist",
+                             *arguments, "--out", str(tmp_path / "profile.toml")],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "profile.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def test_import_reads_a_sequential_trace(tmp_path):
+    run_epochs(tmp_path / "w0.csv", DataLoader(mnist_like(70), batch_size=16), epochs=2)
+    profile = import_profile(tmp_path, "--trace", "w0.csv", "--sequential")
+    assert "costs" in profile
+    assert profile["costs"]["compute"]["batch_size"] == [6, 16]
+    assert profile["measurements"]["compute_s_bs16"]["repetitions"] == 8
+    assert profile["measurements"]["compute_s_bs6"]["repetitions"] == 2
+
+
+def test_import_reads_io_s_and_pools_a_worker_trace(tmp_path):
+    paths = []
+    for i in range(8):
+        paths.append(tmp_path / f"sample{i}.bin")
+        paths[-1].write_bytes(b"\0" * 16)
+    run_epochs(tmp_path / "w0.csv", DataLoader(FileDataset(paths, 0.001), batch_size=4),
+               io=True)
+    profile = import_profile(tmp_path, "--trace", "w0.csv", "--sequential")
+    assert profile["measurements"]["io_s_per_sample"]["median"] >= 0.001
+    run_epochs(tmp_path / "w1.csv", DataLoader(mnist_like(8), batch_size=4, num_workers=1))
+    profile = import_profile(tmp_path, "--trace", "w0.csv", "--trace", "w1.csv")
+    assert profile["costs"]["compute"]["batch_size"] == [4]
+
+
+# --- measure_step_scaling -----------------------------------------------------------------
+
+def linear_step():
+    model = torch.nn.Linear(784, 10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x.flatten(1)), y).backward()
+        optimizer.step()
+    return step
+
+
+def test_step_scaling_writes_a_row_per_timed_step_of_each_setting(tmp_path):
+    before = torch.get_num_threads()
+    batch = (torch.zeros(16, 1, 28, 28), torch.zeros(16, dtype=torch.int64))
+    calls = []
+    step = linear_step()
+
+    def counted(x, y):
+        calls.append(torch.get_num_threads())
+        step(x, y)
+    edgetwin_trace.measure_step_scaling(counted, batch, tmp_path / "s.csv", threads=[1, 2],
+                                        busy_cores=[0, 1], steps=3, warmup=2)
+    rows = list(csv.DictReader(open(tmp_path / "s.csv", newline="")))
+    assert len(rows) == 2 * 2 * 3
+    assert len(calls) == 2 * 2 * (3 + 2)  # warm-up steps run, untimed
+    assert [(r["threads"], r["busy_cores"]) for r in rows[::3]] == [("1", "0"), ("1", "1"), ("2", "0"), ("2", "1")]
+    assert {r["epoch"] for r in rows} == {"0", "1", "2", "3"}
+    assert all(r["batch_bytes"] == str(expected_mnist_batch_bytes(16)) and r["workers"] == "0" for r in rows)
+    assert all(float(r["compute_s"]) > 0 and float(r["fetch_s"]) == 0 for r in rows)
+    assert calls[:5] == [1] * 5 and calls[-5:] == [2] * 5
+    assert torch.get_num_threads() == before
+    assert not (tmp_path / "s.csv.partial").exists()
+
+
+def test_step_scaling_spinners_are_gone_afterwards(tmp_path):
+    children_before = set(multiprocessing.active_children())
+    edgetwin_trace.measure_step_scaling(linear_step(), (torch.zeros(4, 784), torch.zeros(4, dtype=torch.int64)),
+                                        tmp_path / "s.csv", threads=[1], busy_cores=[2], steps=2, warmup=0)
+    assert set(multiprocessing.active_children()) == children_before
+
+
+def test_a_failing_step_leaves_no_scaling_file(tmp_path):
+    def failing(x):
+        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"):
+        edgetwin_trace.measure_step_scaling(failing, torch.zeros(4, 3), tmp_path / "s.csv", threads=[1],
+                                            busy_cores=[1], steps=1)
+    assert not (tmp_path / "s.csv").exists() and not (tmp_path / "s.csv.partial").exists()
+
+
+@pytest.mark.parametrize("arguments, match", [
+    (dict(threads=[0]), "threads must be integers >= 1"),
+    (dict(busy_cores=[-1]), "busy_cores must be integers >= 0"),
+    (dict(threads=[]), "threads must be integers"),
+    (dict(steps=0), "steps must be >= 1"),
+])
+def test_bad_scaling_arguments_are_refused(tmp_path, arguments, match):
+    with pytest.raises(ValueError, match=match):
+        edgetwin_trace.measure_step_scaling(linear_step(), torch.zeros(4, 784), tmp_path / "s.csv", **arguments)
+
+
+def test_import_turns_a_scaling_file_into_step_factors(tmp_path):
+    run_epochs(tmp_path / "w0.csv", DataLoader(mnist_like(64), batch_size=16), epochs=2)
+    batch = (torch.zeros(16, 1, 28, 28), torch.zeros(16, dtype=torch.int64))
+    edgetwin_trace.measure_step_scaling(linear_step(), batch, tmp_path / "s.csv", threads=[1],
+                                        busy_cores=[0, 1], steps=5, warmup=1)
+    profile = import_profile(tmp_path, "--trace", "w0.csv", "--trace", "s.csv")
+    points = profile["costs"]["cpu_step_scaling"]
+    assert [(p["threads"], p["busy_cores"], p["batch_size"]) for p in points] == [(1, 1, 16)]
+    assert points[0]["factor"] > 0
+    assert profile["costs"]["compute_threads"] == 1

@@ -1,0 +1,48 @@
+#include "sim/model/cpu_step_scaling.hpp"
+
+#include <algorithm>
+
+namespace edgetwin {
+
+namespace {
+
+std::vector<StepScalingPoint> points_at(const std::vector<StepScalingPoint>& points, int threads, int busy_cores) {
+  std::vector<StepScalingPoint> out;
+  for (const auto& p : points) {
+    if (p.threads == threads && p.busy_cores == busy_cores) out.push_back(p);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.batch_size < b.batch_size; });
+  return out;
+}
+
+int most_busy_measured(const std::vector<StepScalingPoint>& points, int threads, int busy_cores) {
+  int best = -1;
+  for (const auto& p : points) {
+    if (p.threads == threads && p.busy_cores <= busy_cores) best = std::max(best, p.busy_cores);
+  }
+  return best;
+}
+
+double factor_at(const std::vector<StepScalingPoint>& row, double batch_size) {
+  if (batch_size <= row.front().batch_size) return row.front().factor;
+  if (batch_size >= row.back().batch_size) return row.back().factor;
+  const auto upper = std::upper_bound(row.begin(), row.end(), batch_size,
+                                      [](double b, const StepScalingPoint& p) { return b < p.batch_size; });
+  const auto lower = upper - 1;
+  const double t = (batch_size - lower->batch_size) / (upper->batch_size - lower->batch_size);
+  return lower->factor + t * (upper->factor - lower->factor);
+}
+
+}  // namespace
+
+StepFactor cpu_step_factor(const std::vector<StepScalingPoint>& points, int threads, int busy_cores, double batch_size) {
+  const int busy = most_busy_measured(points, threads, busy_cores);
+  if (busy < 0) return {};
+  return {factor_at(points_at(points, threads, busy), batch_size), busy, true};
+}
+
+double step_thread_share(int cores, int threads, int busy_cores) {
+  return std::min(1.0, static_cast<double>(cores) / (threads + busy_cores));
+}
+
+}  // namespace edgetwin

@@ -1,0 +1,237 @@
+// The import's contention rules (calibrate/import/contention_derivation.hpp): the handoff of a
+// batch from a worker process, worker start-up and the CPU step's scaling with threads and busy
+// cores, each checked as a closed form on synthetic traces, and the settings columns of
+// python/edgetwin_trace.py read with located errors.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "calibrate/import/cost_derivation.hpp"
+#include "calibrate/import/profile_import.hpp"
+#include "calibrate/import/trace_csv_reader.hpp"
+#include "calibrate/profile/profile_writer.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "tests/calibrate/io_test_support.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+using testing::error_of;
+using testing::TempDir;
+using testing::write_text;
+
+WorkloadSpec cpu_workload() {
+  WorkloadSpec w;
+  w.name = "lenet-mnist";
+  w.dataset.samples = 60000;
+  w.loader.batch_size = 16;
+  CostSpec& c = w.costs;
+  c.device = "host-x86-2core";
+  c.reference_cpu_freq_hz = 2.096e9;
+  c.collate_cpu_s_per_sample = 2e-6;
+  c.receive_cpu_s_per_batch = 0.5e-3;  // the workload's guess, to be replaced
+  c.worker_startup_cpu_s = 0.05;
+  c.compute = {{16}, {1e-3}};
+  c.provenance = {"estimate", "guessed"};
+  return w;
+}
+
+BatchRecord row(int file, int workers, std::int64_t batch, int size, double fetch_s, double compute_s) {
+  BatchRecord b;
+  b.file = file;
+  b.workers = workers;
+  b.threads = 1;
+  b.batch = batch;
+  b.batch_size = size;
+  b.fetch_s = fetch_s;
+  b.compute_s = compute_s;
+  b.batch_bytes = size * 3144.0;
+  return b;
+}
+
+// A w = 0 log: the loop waits `wait_per_sample` x size for each batch, the step takes compute_s.
+std::vector<BatchRecord> sequential(int size, double wait_per_sample, double compute_s, int batches = 6) {
+  std::vector<BatchRecord> out;
+  for (int i = 0; i < batches; ++i) out.push_back(row(0, 0, i, size, wait_per_sample * size, compute_s));
+  return out;
+}
+
+// A w = 1 log (prefetch 2): batches 0 and 1 wait long (the worker's start), later ones fetch_s.
+std::vector<BatchRecord> with_one_worker(int file, int size, double fetch_s, double compute_s, int batches = 8) {
+  std::vector<BatchRecord> out;
+  for (int i = 0; i < batches; ++i) out.push_back(row(file, 1, i, size, i < 2 ? 0.05 : fetch_s, compute_s));
+  out.front().iter_s = 0.02;
+  return out;
+}
+
+template <typename... Logs>
+std::vector<BatchRecord> pooled(const Logs&... logs) {
+  std::vector<BatchRecord> out;
+  (out.insert(out.end(), logs.begin(), logs.end()), ...);
+  return out;
+}
+
+DerivedCosts derive(const std::vector<BatchRecord>& batches) {
+  return derive_costs(batches, {}, cpu_workload(), DerivationOptions{}, "t.csv");
+}
+
+bool has(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+TEST(ImportContention, AWorkerAheadOfTheTrainerLeavesTheHandoffAsTheWait) {
+  // L(16) = 16 x 60 us = 0.96 ms < compute 1.2 ms: the worker is ahead, the wait is the handoff.
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), with_one_worker(1, 16, 0.3e-3, 1.2e-3)));
+  EXPECT_NEAR(d.costs.receive_cpu_s_per_batch, 0.3e-3, 1e-15);
+  EXPECT_EQ(d.costs.receive_cpu_s_per_byte, 0.0);
+  EXPECT_TRUE(has(d.derived, "receive_cpu_s_per_batch"));
+}
+
+TEST(ImportContention, AWorkerBehindTheTrainerIsSubtractedFromTheWait) {
+  // L(16) = 3.2 ms, compute 1.2 ms: the worker is 2 ms behind each step; wait 2.3 ms -> 0.3 ms.
+  const DerivedCosts d = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_one_worker(1, 16, 2.3e-3, 1.2e-3)));
+  EXPECT_NEAR(d.costs.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
+}
+
+TEST(ImportContention, AWaitTheWorkerExplainsWhollyIsAZeroHandoffWithANote) {
+  const DerivedCosts d = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_one_worker(1, 16, 1.9e-3, 1.2e-3)));
+  EXPECT_EQ(d.costs.receive_cpu_s_per_batch, 0.0);
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes.back().find("handoff at batch size 16"), std::string::npos) << d.notes.back();
+}
+
+TEST(ImportContention, TwoBatchSizesFitAConstantAndAPerByteHandoff) {
+  // h = 0.1 ms + 2 ns per byte at 16 and 64 samples of 3144 bytes.
+  auto h = [](int size) { return 0.1e-3 + 2e-9 * size * 3144.0; };
+  const DerivedCosts d = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3),
+                                       with_one_worker(1, 16, h(16), 5e-3), with_one_worker(2, 64, h(64), 20e-3)));
+  EXPECT_NEAR(d.costs.receive_cpu_s_per_batch, 0.1e-3, 1e-12);
+  EXPECT_NEAR(d.costs.receive_cpu_s_per_byte, 2e-9, 1e-16);
+  EXPECT_TRUE(has(d.derived, "receive_cpu_s_per_byte"));
+}
+
+TEST(ImportContention, WithoutASequentialRunTheHandoffAndStartUpAreKept) {
+  const DerivedCosts d = derive(with_one_worker(1, 16, 0.3e-3, 1.2e-3));
+  EXPECT_EQ(d.costs.receive_cpu_s_per_batch, 0.5e-3);
+  EXPECT_EQ(d.costs.worker_startup_cpu_s, 0.05);
+  EXPECT_TRUE(has(d.kept, "worker_startup_cpu_s"));
+  EXPECT_TRUE(has(d.kept, "preprocess_cpu_s_per_sample"));
+}
+
+TEST(ImportContention, WorkerStartUpIsTheFirstBatchsWaitLessItsLoading) {
+  // iter_s 20 ms + batch 0's wait 50 ms - L(16) 0.96 ms, in both w = 1 logs.
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), with_one_worker(1, 16, 0.3e-3, 1.2e-3),
+                                       with_one_worker(2, 16, 0.3e-3, 1.2e-3)));
+  EXPECT_NEAR(d.costs.worker_startup_cpu_s, 0.02 + 0.05 - 16 * 60e-6, 1e-12);
+  EXPECT_TRUE(has(d.derived, "worker_startup_cpu_s"));
+}
+
+TEST(ImportContention, StepsAtOtherThreadsAndBusyCoresBecomeFactorsOfTheReference) {
+  std::vector<BatchRecord> scaling;
+  for (int i = 0; i < 5; ++i) {
+    BatchRecord two = row(1, 0, i, 16, 0, 0.8e-3);
+    two.threads = 2;
+    BatchRecord busy = row(1, 0, i, 16, 0, 2.4e-3);
+    busy.busy_cores = 1;
+    scaling.insert(scaling.end(), {two, busy});
+  }
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), scaling));
+  // The compute curve holds the reference steps only.
+  ASSERT_EQ(d.costs.compute.seconds.size(), 1u);
+  EXPECT_NEAR(d.costs.compute.seconds[0], 1.2e-3, 1e-15);
+  EXPECT_EQ(d.costs.compute_threads, 1);
+  ASSERT_EQ(d.costs.cpu_step_scaling.size(), 2u);
+  const StepScalingPoint& busy = d.costs.cpu_step_scaling[0];  // (1 thread, 1 busy) sorts first
+  EXPECT_EQ(busy.threads, 1);
+  EXPECT_EQ(busy.busy_cores, 1);
+  EXPECT_NEAR(busy.factor, 2.0, 1e-12);
+  const StepScalingPoint& two = d.costs.cpu_step_scaling[1];
+  EXPECT_EQ(two.threads, 2);
+  EXPECT_EQ(two.busy_cores, 0);
+  EXPECT_EQ(two.batch_size, 16);
+  EXPECT_NEAR(two.factor, 0.8 / 1.2, 1e-12);
+}
+
+TEST(ImportContention, StepsTimedAloneAreTheirOwnReferenceAndStayOutOfTheLoader) {
+  std::vector<BatchRecord> alone;
+  for (int i = 0; i < 5; ++i) {
+    for (const auto& [busy, seconds] : {std::pair{0, 1.0e-3}, std::pair{1, 3.0e-3}}) {
+      BatchRecord b = row(1, 0, i, 16, 0, seconds);
+      b.busy_cores = busy;
+      b.step_only = true;
+      alone.push_back(b);
+    }
+  }
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), alone));
+  ASSERT_EQ(d.costs.cpu_step_scaling.size(), 1u);
+  EXPECT_NEAR(d.costs.cpu_step_scaling[0].factor, 3.0, 1e-12);  // 3 ms over the 1 ms timed alone
+  EXPECT_NEAR(d.costs.compute.seconds.at(0), 1.2e-3, 1e-15);     // the training run's step
+  EXPECT_NEAR(d.costs.preprocess_cpu_s_per_sample, 58e-6, 1e-15);  // their fetch_s = 0 left out
+}
+
+TEST(ImportContention, ALogWithoutSettingsColumnsIsImportedAsBefore) {
+  std::vector<BatchRecord> plain = sequential(16, 60e-6, 1.2e-3);
+  for (auto& b : plain) {
+    b.workers = -1;
+    b.threads = -1;
+    b.batch_bytes = std::nan("");
+  }
+  DerivationOptions o;
+  o.sequential = true;
+  const DerivedCosts d = derive_costs(plain, {}, cpu_workload(), o, "t.csv");
+  EXPECT_EQ(d.costs.compute_threads, 0);
+  EXPECT_TRUE(d.costs.cpu_step_scaling.empty());
+  EXPECT_EQ(d.costs.receive_cpu_s_per_batch, 0.5e-3);
+  EXPECT_NEAR(d.costs.preprocess_cpu_s_per_sample, 58e-6, 1e-15);
+}
+
+const std::string kHeader = "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s\n";
+
+TEST(ImportContention, TheSettingsColumnsAreRead) {
+  TempDir dir;
+  write_text(dir / "t.csv", kHeader + "0,0,16,0.05,0.001,50304,1,4,2,0.02\n0,1,16,0.001,0.001,50304,1,4,2,\n");
+  const auto rows = read_trace_csv(dir / "t.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].workers, 1);
+  EXPECT_EQ(rows[0].prefetch_factor, 4);
+  EXPECT_EQ(rows[0].threads, 2);
+  EXPECT_EQ(rows[0].batch_bytes, 50304);
+  EXPECT_EQ(rows[0].iter_s, 0.02);
+  EXPECT_TRUE(std::isnan(rows[1].iter_s));
+  EXPECT_EQ(rows[1].busy_cores, 0);
+}
+
+TEST(ImportContention, BadSettingsAreLocated) {
+  TempDir dir;
+  write_text(dir / "t.csv", kHeader + "0,0,16,0.05,0.001,50304,-1,4,0,-2\n");
+  const std::string f = (dir / "t.csv").string();
+  const std::string e = error_of<ConfigError>([&] { read_trace_csv(dir / "t.csv"); });
+  EXPECT_NE(e.find(f + ":2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("workers:"), std::string::npos) << e;
+  EXPECT_NE(e.find("threads:"), std::string::npos) << e;
+  EXPECT_NE(e.find("iter_s:"), std::string::npos) << e;
+}
+
+TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
+  TempDir dir;
+  std::string csv = kHeader;
+  for (int b = 0; b < 6; ++b) csv += fmt::format("0,{},16,0.00096,0.0012,50304,0,,1,{}\n", b, b == 0 ? "0.0001" : "");
+  for (int b = 0; b < 8; ++b) csv += fmt::format("0,{},16,{},0.0012,50304,1,2,1,{}\n", b, b < 2 ? 0.05 : 0.0003, b == 0 ? "0.02" : "");
+  write_text(dir / "t.csv", csv);
+  write_text(dir / "s.csv", "epoch,batch,batch_size,fetch_s,compute_s,threads,busy_cores\n0,0,16,0,0.0024,1,1\n");
+  ImportOptions o;
+  o.trace_csvs = {dir / "t.csv", dir / "s.csv"};
+  o.command = "edgetwin-calibrate import --trace t.csv --trace s.csv";
+  const ProfileDocument doc = import_profile(o, cpu_workload());
+  write_text(dir / "p.toml", render_profile(doc));
+  const CostSpec c = load_profile(dir / "p.toml").costs;
+  EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_NEAR(c.worker_startup_cpu_s, 0.02 + 0.05 - 0.00096, 1e-12);
+  EXPECT_EQ(c.compute_threads, 1);
+  ASSERT_EQ(c.cpu_step_scaling.size(), 1u);
+  EXPECT_NEAR(c.cpu_step_scaling[0].factor, 2.0, 1e-12);
+  EXPECT_EQ(c.cpu_step_scaling[0].busy_cores, 1);
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate

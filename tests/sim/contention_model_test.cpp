@@ -1,0 +1,88 @@
+// The model's measured contention terms (issue 13): the CPU-only step's measured factor for its
+// threads and the workers busy on the CPU when it starts (sim/model/cpu_step_scaling.hpp,
+// WorkModel::cpu_step_cycles_per_thread), and the handoff that grows with the batch's bytes.
+// Closed forms on a 2-core, 1 GHz CPU-only device; without the terms, the model before them.
+#include <gtest/gtest.h>
+
+#include "sim/model/cpu_step_scaling.hpp"
+#include "tests/sim/scenario.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+void expect_clean(const RunResult& r) { EXPECT_EQ(r.invariant_failures, ""); }
+
+// 800 samples in batches of 16: 50 batches; load 0.96 ms a batch, step 2 ms at one thread.
+WorkloadSpec one_thread_step() {
+  auto w = in_ram_workload(800, 16);
+  w.costs.reference_gpu_freq_hz = 0;
+  w.costs.compute_threads = 1;
+  return w;
+}
+
+double e2e(const WorkloadSpec& w, int workers) {
+  const auto r = simulate(cpu_device(2), w, run_with(workers, 2, 16, 1));
+  expect_clean(r);
+  return r.epochs.at(0).e2e_s;
+}
+
+TEST(CpuStepScaling, TheFactorOfTheThreadsAndMostBusyCoresMeasuredApplies) {
+  const std::vector<StepScalingPoint> points{{1, 0, 16, 1.5}, {1, 1, 16, 2.0}, {1, 1, 64, 4.0}, {2, 0, 16, 0.6}};
+  EXPECT_DOUBLE_EQ(cpu_step_factor(points, 1, 0, 16).factor, 1.5);
+  EXPECT_DOUBLE_EQ(cpu_step_factor(points, 1, 1, 16).factor, 2.0);
+  EXPECT_DOUBLE_EQ(cpu_step_factor(points, 1, 1, 32).factor, 2.0 + 2.0 * 16 / 48);  // linear in the batch size
+  EXPECT_DOUBLE_EQ(cpu_step_factor(points, 1, 1, 8).factor, 2.0);    // not extrapolated below
+  EXPECT_DOUBLE_EQ(cpu_step_factor(points, 1, 1, 256).factor, 4.0);  // nor above
+  const StepFactor three_busy = cpu_step_factor(points, 1, 3, 16);    // the most busy cores measured, 1
+  EXPECT_EQ(three_busy.busy_cores, 1);
+  EXPECT_DOUBLE_EQ(three_busy.factor, 2.0);
+  EXPECT_FALSE(cpu_step_factor(points, 4, 0, 16).measured);
+  EXPECT_TRUE(cpu_step_factor(points, 2, 0, 16).measured);
+  EXPECT_FALSE(cpu_step_factor({{1, 1, 16, 2.0}}, 1, 0, 16).measured);  // busy 0 not measured
+}
+
+TEST(CpuStepScaling, TheShareOfACoreIsTheEnginesMaxMinShare) {
+  EXPECT_DOUBLE_EQ(step_thread_share(2, 1, 1), 1.0);
+  EXPECT_DOUBLE_EQ(step_thread_share(2, 2, 1), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(step_thread_share(2, 2, 0), 1.0);
+  EXPECT_DOUBLE_EQ(step_thread_share(1, 1, 1), 0.5);
+}
+
+TEST(CpuStepScaling, WithoutPointsTheStepIsTheModelBeforeThem) {
+  // Each step (2 ms) hides the next batch's load on the other core.
+  EXPECT_NEAR(e2e(one_thread_step(), 1), 16 * 60e-6 + 50 * 2e-3, 1e-9);
+}
+
+TEST(CpuStepScaling, AStepAtAnotherThreadCountTakesItsMeasuredTime) {
+  auto w = one_thread_step();
+  w.costs.compute_threads = 2;
+  w.costs.cpu_step_scaling = {{2, 0, 16, 0.6}};
+  // Sequential: 50 x (load 0.96 ms + step 2 ms x 0.6), both threads on their own core.
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 0.6 * 2e-3), 1e-9);
+}
+
+TEST(CpuStepScaling, AStepThatStartsBesideABusyWorkerTakesTheBusyFactor) {
+  auto w = one_thread_step();
+  w.costs.cpu_step_scaling = {{1, 1, 16, 2.0}};
+  // One worker, prefetch 2: each of steps 0-47 starts as the worker begins batch i + 2 (busy:
+  // 4 ms); steps 48 and 49 find it idle, and busy 0 is not measured (2 ms).
+  EXPECT_NEAR(e2e(w, 1), 16 * 60e-6 + 48 * 4e-3 + 2 * 2e-3, 1e-9);
+}
+
+TEST(CpuStepScaling, TheTrainerLoadingItselfIsNotABusyCore) {
+  auto w = one_thread_step();
+  w.costs.cpu_step_scaling = {{1, 1, 16, 2.0}};
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);
+}
+
+TEST(Handoff, TheReceiveGrowsWithTheBatchsBytes) {
+  auto w = one_thread_step();
+  w.costs.receive_cpu_s_per_batch = 0.1e-3;
+  w.costs.receive_cpu_s_per_byte = 1e-8;  // x 16 samples x 4000 bytes = 0.64 ms
+  // The worker (0.96 ms) stays ahead of receive + step (2.74 ms).
+  EXPECT_NEAR(e2e(w, 1), 16 * 60e-6 + 50 * (0.74e-3 + 2e-3), 1e-9);
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // no worker, no handoff
+}
+
+}  // namespace
+}  // namespace edgetwin::test
