@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <stdexcept>
@@ -31,6 +32,11 @@ std::vector<double> of_rounds(const std::vector<ProfileSpec>& rounds, double Cos
   std::vector<double> values;
   for (const auto& r : rounds) values.push_back(r.costs.*field);
   return values;
+}
+
+void pool_if_measured(double& cost, const std::string& name, const std::vector<double>& values, const std::string& unit,
+                      std::vector<Measurement>& records) {
+  if (std::any_of(values.begin(), values.end(), [](double v) { return v > 0; })) cost = pooled_value(name, values, unit, records);
 }
 
 ComputeCurve pooled_curve(const std::vector<ProfileSpec>& rounds, std::vector<Measurement>& records) {
@@ -69,6 +75,12 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
       pooled_value("collate_s_per_sample", of_rounds(rounds, &CostSpec::collate_cpu_s_per_sample), "s/sample", m);
   c.launch_cpu_s_per_batch = pooled_value("launch_s_per_batch", of_rounds(rounds, &CostSpec::launch_cpu_s_per_batch), "s/batch", m);
   c.worker_startup_cpu_s = pooled_value("worker_startup_s", of_rounds(rounds, &CostSpec::worker_startup_cpu_s), "s", m);
+  // Derived by calibrate/import from the PyTorch runner's one-worker traces; 0 (not measured,
+  // nothing to pool) in edgetwin-calibrate's rounds. cpu_step_scaling stays the first round's.
+  pool_if_measured(c.receive_cpu_s_per_batch, "receive_s_per_batch", of_rounds(rounds, &CostSpec::receive_cpu_s_per_batch),
+                   "s/batch", m);
+  pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", of_rounds(rounds, &CostSpec::receive_cpu_s_per_byte),
+                   "s/byte", m);
   c.compute = pooled_curve(rounds, m);
   c.provenance = Provenance{
       "measured", fmt::format("median over {} calibrations (edgetwin-calibrate's full plan) interleaved with the "

@@ -97,7 +97,7 @@ void check_python_runner(const PythonRunner& runner) {
 
 std::vector<std::string> pytorch_command_line(const PythonRunner& runner, const PytorchRun& run) {
   const calibrate::RunSpec& s = run.spec;
-  return {runner.interpreter.string(),
+  std::vector<std::string> argv{runner.interpreter.string(),
           runner.script.string(),
           "--dataset", s.dataset_dir.string(),
           "--format", calibrate::to_string(s.format),
@@ -115,6 +115,8 @@ std::vector<std::string> pytorch_command_line(const PythonRunner& runner, const 
           "--probe-every", std::to_string(run.probe_every),
           "--trace", run.trace_csv.string(),
           "--summary", run.summary_json.string()};
+  if (!run.step_scaling_csv.empty()) argv.insert(argv.end(), {"--step-scaling", run.step_scaling_csv.string()});
+  return argv;
 }
 
 PytorchSummary read_pytorch_summary(const std::filesystem::path& file, int epochs) {

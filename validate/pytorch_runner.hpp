@@ -41,6 +41,7 @@ struct PytorchRun {
   int probe_every = 0;  // mincore every Nth sample's file; 0 = no probe (in-RAM formats)
   std::filesystem::path trace_csv;
   std::filesystem::path summary_json;
+  std::filesystem::path step_scaling_csv;  // also time the step beside busy cores (calibration); "" = no
 };
 
 std::vector<std::string> pytorch_command_line(const PythonRunner& runner, const PytorchRun& run);

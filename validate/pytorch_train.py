@@ -14,8 +14,10 @@ Both appear whole or not at all (temp name + os.replace).
 Exit codes: 0 done; 2 bad input (arguments, dataset, model); 3 torch or torchvision missing
 from this interpreter; 1 anything else.
 
-The CSV is written here by hand with the columns of python/edgetwin_trace.py's Trace; once
-that module is on main this script should write through it.
+The trace is python/edgetwin_trace.py's Trace, the one a user's training script writes for
+`edgetwin-calibrate import`; the summary's stall and compute are that trace's sums, so the
+report and an import of the same run agree. With --step-scaling the script then times the step
+alone beside busy cores (edgetwin_trace.measure_step_scaling) for the calibration's import.
 """
 
 import argparse
@@ -56,6 +58,9 @@ def parse_arguments(argv):
     p.add_argument("--probe-every", type=int, default=0, help="mincore-probe every Nth sample's file; 0 = none")
     p.add_argument("--trace", required=True, help="per-batch trace CSV to write")
     p.add_argument("--summary", required=True, help="per-epoch JSON summary to write")
+    p.add_argument("--step-scaling", default="", help="also write edgetwin_trace.measure_step_scaling's CSV here")
+    p.add_argument("--step-scaling-budget-s", type=float, default=10.0,
+                   help="about how long the step-scaling measurement may take")
     a = p.parse_args(argv)
     for name in ("batch_size", "epochs", "threads", "crop_size", "prefetch_factor"):
         if getattr(a, name) < 1:
@@ -126,7 +131,14 @@ class ProbedDataset:
                 self.probe = ResidencyProbe()  # per process: ctypes handles are not forked state
             flag = 1 if self.probe.resident(self.paths[index]) else 0
         x, y = self.inner[index]
-        return x, y, flag
+        return x, y, torch_int8(flag)
+
+
+def torch_int8(flag):
+    """One byte per sample, so the flags hardly change the batch_bytes the import fits the
+    hand-off to."""
+    import torch
+    return torch.tensor(flag, dtype=torch.int8)
 
 
 # ---- datasets ----------------------------------------------------------------------------
@@ -302,6 +314,10 @@ def make_loader(args, dataset):
     import torch
     from torch.utils.data import DataLoader, RandomSampler, Subset
     n = len(dataset) if args.max_samples == 0 else min(args.max_samples, len(dataset))
+    if args.max_batches_per_epoch:
+        # Fewer samples rather than a break: the trace leaves out the row of a batch the loop
+        # breaks after (python/edgetwin_trace.py), and the epoch should end as epochs do.
+        n = min(n, args.max_batches_per_epoch * args.batch_size)
     subset = Subset(dataset, range(n))
     generator = torch.Generator()
     generator.manual_seed(args.seed)
@@ -313,43 +329,57 @@ def make_loader(args, dataset):
                       num_workers=args.workers, drop_last=False, **extra)
 
 
-def train_epoch(args, epoch, loader, model, optimizer, rows):
-    """E2E from iterator creation to the end of the last step, as calibrate/training's runner
-    measures it; fetch_s is the time inside next(), compute_s the step."""
+def train_step(model, optimizer, x, y):
     import torch
+    optimizer.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    loss.item()
+
+
+def train_epoch(trace, loader, model, optimizer):
+    """E2E from iterator creation (the trace's iter()) to the end of the last step, as
+    calibrate/training's runner measures it; stall and compute come from the trace's rows."""
     clock = time.perf_counter
     start = clock()
-    iterator = iter(loader)
-    iter_s = clock() - start
-    stall = compute = 0.0
-    probes = hits = 0
     end_of_last_step = start
-    for batch in range(10 ** 12):
-        if args.max_batches_per_epoch and batch >= args.max_batches_per_epoch:
-            break
-        fetch_start = clock()
-        try:
-            x, y, flags = next(iterator)
-        except StopIteration:
-            break
-        step_start = clock()
-        optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        loss.item()
+    probes = hits = 0
+    for x, y, flags in trace.epoch(loader):
+        train_step(model, optimizer, x, y)
         end_of_last_step = clock()
-        stall += step_start - fetch_start
-        compute += end_of_last_step - step_start
         probed = flags[flags >= 0]
         probes += int(probed.numel())
         hits += int(probed.sum())
-        rows.append((epoch, batch, int(x.shape[0]), step_start - fetch_start, end_of_last_step - step_start,
-                     x.element_size() * x.nelement(), args.workers, args.prefetch_factor, args.threads, iter_s))
-    del iterator  # non-persistent workers end here, outside the measured epoch
-    summary = {"epoch": epoch, "e2e_s": end_of_last_step - start, "stall_s": stall, "compute_s": compute,
-               "batches": sum(1 for r in rows if r[0] == epoch), "hit_probes": probes, "hits": hits}
-    return summary
+    return {"e2e_s": end_of_last_step - start, "hit_probes": probes, "hits": hits}
+
+
+def add_trace_sums(path, epochs):
+    """Per epoch: stall = sum of fetch_s (the wait inside next()), compute = sum of compute_s."""
+    sums = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            e = sums.setdefault(int(row["epoch"]), [0.0, 0.0, 0])
+            e[0] += float(row["fetch_s"])
+            e[1] += float(row["compute_s"])
+            e[2] += 1
+    for number, epoch in enumerate(epochs):
+        stall, compute, batches = sums.get(number, (0.0, 0.0, 0))
+        epoch.update({"epoch": number, "stall_s": stall, "compute_s": compute, "batches": batches})
+
+
+def measure_step_scaling(edgetwin_trace, args, loader, model, optimizer):
+    """The step alone on 1..cores threads beside 0..cores spinning processes, steps chosen to
+    fit the budget (ResNet-18's step is ~1 s here, LeNet's a few ms)."""
+    x, y, _ = next(iter(loader))
+    start = time.perf_counter()
+    train_step(model, optimizer, x, y)
+    step_s = max(time.perf_counter() - start, 1e-4)
+    cores = len(os.sched_getaffinity(0))
+    settings = cores * (cores + 1)
+    steps = max(3, min(20, int(args.step_scaling_budget_s / (settings * step_s))))
+    edgetwin_trace.measure_step_scaling(lambda a, b: train_step(model, optimizer, a, b), (x, y), args.step_scaling,
+                                        steps=steps, warmup=1)
 
 
 def write_atomically(path, write):
@@ -363,17 +393,12 @@ def write_atomically(path, write):
             os.remove(temporary)
 
 
-TRACE_COLUMNS = ("epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-                 "prefetch_factor", "threads", "iter_s")
-
-
-def write_trace(path, rows):
-    def write(f):
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(TRACE_COLUMNS)
-        for r in rows:
-            w.writerow([r[0], r[1], r[2], f"{r[3]:.9f}", f"{r[4]:.9f}", r[5], r[6], r[7], r[8], f"{r[9]:.9f}"])
-    write_atomically(path, write)
+def import_trace_module():
+    """python/edgetwin_trace.py of the same source tree."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, os.pardir, "python"))
+    import edgetwin_trace
+    return edgetwin_trace
 
 
 def run(args):
@@ -387,10 +412,14 @@ def run(args):
     model.train()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)  # calibrate/training/run_spec.hpp
     loader = make_loader(args, dataset)
-    rows, epochs = [], []
-    for epoch in range(args.epochs):
-        epochs.append(train_epoch(args, epoch, loader, model, optimizer, rows))
-    write_trace(args.trace, rows)
+    edgetwin_trace = import_trace_module()
+    epochs = []
+    with edgetwin_trace.Trace(args.trace, device="cpu") as trace:
+        for _ in range(args.epochs):
+            epochs.append(train_epoch(trace, loader, model, optimizer))
+    add_trace_sums(args.trace, epochs)
+    if args.step_scaling:
+        measure_step_scaling(edgetwin_trace, args, loader, model, optimizer)
     summary = {"tool": "pytorch_train.py", "torch_version": torch.__version__,
                "torchvision_version": torchvision.__version__, "threads": torch.get_num_threads(),
                "samples": len(loader.dataset), "epochs": epochs}

@@ -61,6 +61,12 @@ TEST(PytorchRunner, CommandLineCarriesEverySettingOfTheRun) {
       "--seed", "7", "--threads", "1", "--crop-size", "28", "--probe-every", "4",
       "--trace", "/out/w2-round-1.csv", "--summary", "/out/w2-round-1.json"};
   EXPECT_EQ(pytorch_command_line(runner, run), expected);
+  PytorchRun scaled = run;
+  scaled.step_scaling_csv = "/out/scaling.csv";
+  const auto argv = pytorch_command_line(runner, scaled);
+  ASSERT_EQ(argv.size(), expected.size() + 2);
+  EXPECT_EQ(argv[argv.size() - 2], "--step-scaling");
+  EXPECT_EQ(argv.back(), "/out/scaling.csv");
 }
 
 TEST(PytorchRunner, BuiltInModelGoesByItsCanonicalName) {
@@ -186,18 +192,27 @@ TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTh
   plan.other_batch_sizes = {16, 32, 64};
   plan.compute_batches = 20;
   plan.dir = "/out/calibration";
+  plan.handoff_batches = 100;
   const std::vector<PytorchRun> runs = calibration_runs(plan, 2);
-  ASSERT_EQ(runs.size(), 3u);  // 16 once: the whole epoch covers it
+  ASSERT_EQ(runs.size(), 4u);  // 16 once sequentially: the whole epoch covers it
   EXPECT_EQ(runs[0].spec.loader.batch_size, 16);
-  EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 960);  // the epoch, up to the profile's 1000 repetitions less 2 x 20
+  // The epoch, up to the profile's 1000 repetitions less 2 x 20 compute steps and 100 hand-offs.
+  EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 860);
+  EXPECT_EQ(runs[0].step_scaling_csv, std::filesystem::path("/out/calibration/round-3-scaling.csv"));
   EXPECT_EQ(runs[1].spec.loader.batch_size, 32);
   EXPECT_EQ(runs[2].spec.max_batches_per_epoch, 20);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(runs[i].spec.loader.workers, 0);  // sequential: the wait is the whole loader work
+    EXPECT_TRUE(runs[i + 1].step_scaling_csv.empty());
+  }
+  EXPECT_EQ(runs[3].spec.loader.workers, 1);  // the hand-off and a worker's start-up
+  EXPECT_EQ(runs[3].spec.loader.batch_size, 16);
+  EXPECT_EQ(runs[3].spec.max_batches_per_epoch, 100);
   for (const auto& r : runs) {
-    EXPECT_EQ(r.spec.loader.workers, 0);  // sequential: the wait is the whole loader work
     EXPECT_EQ(r.spec.epochs, 1);
     EXPECT_TRUE(r.spec.cpus.empty());
   }
-  EXPECT_EQ(runs[1].trace_csv, std::filesystem::path("/out/calibration/round-3-b32.csv"));
+  EXPECT_EQ(runs[1].trace_csv, std::filesystem::path("/out/calibration/round-3-w0-b32.csv"));
 }
 
 // ---- through the binary ------------------------------------------------------------------
