@@ -369,17 +369,18 @@ def add_trace_sums(path, epochs):
 
 
 def measure_step_scaling(edgetwin_trace, args, loader, model, optimizer):
-    """The step alone on 1..cores threads beside 0..cores spinning processes, steps chosen to
-    fit the budget (ResNet-18's step is ~1 s here, LeNet's a few ms)."""
+    """The step alone on the run's own thread count beside 0..cores spinning processes, steps
+    chosen to fit the budget (ResNet-18's step is ~1 s here, LeNet's a few ms). Other thread
+    counts are left out: the runs use --threads, and a 2-thread step beside 2 busy cores took
+    80x its time here (OpenMP barriers), 17 s of a LeNet calibration for a setting no run has."""
     x, y, _ = next(iter(loader))
     start = time.perf_counter()
     train_step(model, optimizer, x, y)
     step_s = max(time.perf_counter() - start, 1e-4)
-    cores = len(os.sched_getaffinity(0))
-    settings = cores * (cores + 1)
+    settings = len(os.sched_getaffinity(0)) + 1
     steps = max(3, min(20, int(args.step_scaling_budget_s / (settings * step_s))))
     edgetwin_trace.measure_step_scaling(lambda a, b: train_step(model, optimizer, a, b), (x, y), args.step_scaling,
-                                        steps=steps, warmup=1)
+                                        threads=[args.threads], steps=steps, warmup=1)
 
 
 def write_atomically(path, write):
