@@ -39,6 +39,13 @@ void pool_if_measured(double& cost, const std::string& name, const std::vector<d
   if (std::any_of(values.begin(), values.end(), [](double v) { return v > 0; })) cost = pooled_value(name, values, unit, records);
 }
 
+// What calibrated a round, for the pooled provenance: the PyTorch runner's rounds are imports.
+std::string calibration_kind(const ProfileSpec& round) {
+  return round.command.find("--runner pytorch") != std::string::npos
+             ? "validate/pytorch_train.py traces through edgetwin-calibrate import"
+             : "edgetwin-calibrate's full plan";
+}
+
 ComputeCurve pooled_curve(const std::vector<ProfileSpec>& rounds, std::vector<Measurement>& records) {
   std::map<double, std::vector<double>> by_size;  // a size a slow round skipped is pooled over the others
   for (const auto& r : rounds) {
@@ -83,9 +90,10 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
                    "s/byte", m);
   c.compute = pooled_curve(rounds, m);
   c.provenance = Provenance{
-      "measured", fmt::format("median over {} calibrations (edgetwin-calibrate's full plan) interleaved with the "
-                              "validation rounds on {}, {}; first round: {}",
-                              rounds.size(), provenance.host, p.created, rounds.front().costs.provenance.source)};
+      "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "
+                              "first round: {}",
+                              rounds.size(), calibration_kind(rounds.front()), provenance.host, p.created,
+                              rounds.front().costs.provenance.source)};
   return doc;
 }
 
