@@ -7,11 +7,16 @@
 // validate_short_test's loose sanity bound (validation_stats.hpp; why it is loose:
 // docs/validation.md), and that the same bound rejects a model that ignores the workers.
 //
+// A second test kills such a session while its interpreter trains with two worker processes.
+//
 // The folder is half validate_short_test's: each run starts an interpreter and imports torch
 // (~2.5 s here), so 1,000 files keep the whole test near its two-minute budget while an epoch
 // (~1-2 s) is still long next to a worker's start.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
+#include "tests/support/killable_process.hpp"
 #include "tests/validate/validate_e2e_support.hpp"
 
 namespace edgetwin::validate {
@@ -50,6 +55,31 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   const auto broken = ignoring_workers(points_from_report(report));
   EXPECT_FALSE(sanity_failures(broken, SanityBound{}).empty())
       << "a model that ignores the workers passed the sanity bound:\n" << r.output;
+}
+
+// The interpreter and its DataLoader workers (grandchildren of edgetwin-validate) die with it,
+// by SIGTERM (its handler kills the registered interpreter, PR_SET_PDEATHSIG the workers) and by
+// SIGKILL (PR_SET_PDEATHSIG all the way down). Killed in the middle of a two-worker run.
+TEST(ValidatePytorchShort, KilledSessionLeavesNoPythonProcess) {
+  ScratchDir dir;
+  make_dataset("mnist", 8000, 28, dir / "data");
+  write_text(dir / "profile.toml", profile_text("host-x86-2core", "lenet-mnist"));
+  write_text(dir / "grid.toml", "[grid]\nrepeats = 1\nepochs = 2\n[[config]]\nname = \"w2\"\nworkers = 2\nbatch_size = 32\n");
+  const std::vector<std::string> args{EDGETWIN_VALIDATE_BIN, "--runner", "pytorch", "--device", "host-x86-2core",
+                                      "--workload", "lenet-mnist", "--profile", (dir / "profile.toml").string(),
+                                      "--grid", (dir / "grid.toml").string(), "--dataset", (dir / "data").string(),
+                                      "--out", (dir / "out").string(), "--quiet"};
+  const std::string tag = "validate-pytorch-" + std::to_string(::getpid());
+  const auto [reference, seconds] = test_support::run_to_end(args, tag + "-reference");
+  ASSERT_EQ(reference, "exit 0");
+  // The last part of a session is the configuration's own run (the check step and the
+  // predictions come first): 0.75 of it falls inside the run, after its workers started.
+  for (const int signal : {SIGTERM, SIGKILL}) {
+    std::filesystem::remove_all(dir / "out");
+    const auto killed = test_support::kill_after(args, tag + std::to_string(signal), signal, 0.75 * seconds);
+    if (signal == SIGTERM) EXPECT_EQ(killed.how, "exit 143") << killed.where;
+    EXPECT_TRUE(test_support::none_left(tag + std::to_string(signal))) << killed.where << ": a Python process outlived it";
+  }
 }
 
 }  // namespace
