@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include "calibrate/hardware/cpu_affinity.hpp"
 #include "sim/config/config_error.hpp"
 #include "validate/pytorch_calibration.hpp"
 #include "validate/pytorch_runner.hpp"
@@ -143,11 +144,12 @@ TEST(PytorchRunner, RunReadsTheSummaryTheChildWroteAndPinsItToTheRunsCpus) {
   const PythonRunner runner = fake_interpreter(dir, kWritesSummary);
   calibrate::RunSpec spec = jpeg_spec();
   spec.epochs = 1;
-  spec.cpus = {0};
+  const int cpu = calibrate::allowed_cpus().front();
+  spec.cpus = {cpu};
   const PytorchSummary s = run_pytorch(runner, {spec, 4, dir / "runs/t.csv", dir / "runs/s.json"});
   ASSERT_EQ(s.epochs.size(), 1u);
   EXPECT_DOUBLE_EQ(s.epochs[0].e2e_s, 1.0);
-  EXPECT_EQ(s.torch_version, "0");  // the child ran on CPU 0 only
+  EXPECT_EQ(s.torch_version, std::to_string(cpu));  // the child ran on that CPU only
 }
 
 TEST(PytorchRunner, EachWayTheScriptEndsBecomesTheRightError) {
