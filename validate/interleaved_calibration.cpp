@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <stdexcept>
@@ -31,6 +32,18 @@ std::vector<double> of_rounds(const std::vector<ProfileSpec>& rounds, double Cos
   std::vector<double> values;
   for (const auto& r : rounds) values.push_back(r.costs.*field);
   return values;
+}
+
+void pool_if_measured(double& cost, const std::string& name, const std::vector<double>& values, const std::string& unit,
+                      std::vector<Measurement>& records) {
+  if (std::any_of(values.begin(), values.end(), [](double v) { return v > 0; })) cost = pooled_value(name, values, unit, records);
+}
+
+// What calibrated a round, for the pooled provenance: the PyTorch runner's rounds are imports.
+std::string calibration_kind(const ProfileSpec& round) {
+  return round.command.find("--runner pytorch") != std::string::npos
+             ? "validate/pytorch_train.py traces through edgetwin-calibrate import"
+             : "edgetwin-calibrate's full plan";
 }
 
 ComputeCurve pooled_curve(const std::vector<ProfileSpec>& rounds, std::vector<Measurement>& records) {
@@ -69,16 +82,45 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
       pooled_value("collate_s_per_sample", of_rounds(rounds, &CostSpec::collate_cpu_s_per_sample), "s/sample", m);
   c.launch_cpu_s_per_batch = pooled_value("launch_s_per_batch", of_rounds(rounds, &CostSpec::launch_cpu_s_per_batch), "s/batch", m);
   c.worker_startup_cpu_s = pooled_value("worker_startup_s", of_rounds(rounds, &CostSpec::worker_startup_cpu_s), "s", m);
+  // Derived by calibrate/import from the PyTorch runner's one-worker traces; 0 (not measured,
+  // nothing to pool) in edgetwin-calibrate's rounds. cpu_step_scaling stays the first round's.
+  pool_if_measured(c.receive_cpu_s_per_batch, "receive_s_per_batch", of_rounds(rounds, &CostSpec::receive_cpu_s_per_batch),
+                   "s/batch", m);
+  pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", of_rounds(rounds, &CostSpec::receive_cpu_s_per_byte),
+                   "s/byte", m);
   c.compute = pooled_curve(rounds, m);
   c.provenance = Provenance{
-      "measured", fmt::format("median over {} calibrations (edgetwin-calibrate's full plan) interleaved with the "
-                              "validation rounds on {}, {}; first round: {}",
-                              rounds.size(), provenance.host, p.created, rounds.front().costs.provenance.source)};
+      "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "
+                              "first round: {}",
+                              rounds.size(), calibration_kind(rounds.front()), provenance.host, p.created,
+                              rounds.front().costs.provenance.source)};
   return doc;
 }
 
+namespace {
+
+// edgetwin-calibrate's full plan, in this process.
+calibrate::ProfileDocument calibrate_in_process(const calibrate::CalibrationSetup& base, int round) {
+  calibrate::ProgressLine quiet(false, std::cerr, false);
+  calibrate::CalibrationSetup setup = base;
+  setup.command += fmt::format(" (round {})", round + 1);
+  calibrate::Calibrator calibrator(setup, quiet);
+  calibrator.check();
+  return calibrate::build_profile(calibrator.run());
+}
+
+}  // namespace
+
 InterleavedCalibration::InterleavedCalibration(calibrate::CalibrationSetup setup, std::filesystem::path dir)
-    : setup_(std::move(setup)), dir_(std::move(dir)) {}
+    : workload_(setup.target.workload.name),
+      command_(setup.command),
+      calibrate_round_([setup = std::move(setup)](int round) { return calibrate_in_process(setup, round); }),
+      dir_(std::move(dir)) {}
+
+InterleavedCalibration::InterleavedCalibration(std::string workload, std::string command, RoundCalibration calibrate_round,
+                                               std::filesystem::path dir)
+    : workload_(std::move(workload)), command_(std::move(command)), calibrate_round_(std::move(calibrate_round)),
+      dir_(std::move(dir)) {}
 
 std::filesystem::path InterleavedCalibration::round_file(int round) const {
   return dir_ / fmt::format("round-{}.toml", round + 1);
@@ -86,27 +128,22 @@ std::filesystem::path InterleavedCalibration::round_file(int round) const {
 
 bool InterleavedCalibration::done(int round) const {
   try {
-    return std::filesystem::exists(round_file(round)) && load_profile(round_file(round)).workload == setup_.target.workload.name;
+    return std::filesystem::exists(round_file(round)) && load_profile(round_file(round)).workload == workload_;
   } catch (const std::exception&) {
     return false;  // cut short by a kill: calibrate that round again
   }
 }
 
 void InterleavedCalibration::run(int round) {
-  calibrate::ProgressLine quiet(false, std::cerr, false);
-  calibrate::CalibrationSetup setup = setup_;
-  setup.command += fmt::format(" (round {})", round + 1);
-  calibrate::Calibrator calibrator(setup, quiet);
-  calibrator.check();
-  const calibrate::CalibrationData data = calibrator.run();
+  const calibrate::ProfileDocument profile = calibrate_round_(round);
   std::filesystem::create_directories(dir_);
-  calibrate::write_checked_profile(round_file(round), calibrate::build_profile(data));
+  calibrate::write_checked_profile(round_file(round), profile);
 }
 
 calibrate::ProfileDocument InterleavedCalibration::pooled(int rounds, const calibrate::ProfileProvenance& provenance) const {
   std::vector<ProfileSpec> specs;
   for (int r = 0; r < rounds; ++r) specs.push_back(load_profile(round_file(r)));
-  return pool_profiles(specs, setup_.command + fmt::format(": median of {} rounds", rounds), provenance);
+  return pool_profiles(specs, command_ + fmt::format(": median of {} rounds", rounds), provenance);
 }
 
 }  // namespace edgetwin::validate

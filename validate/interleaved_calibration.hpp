@@ -6,7 +6,8 @@
 // the profile the predictions use pools the rounds: the median of each cost over the rounds.
 //
 // Contract: run(round) calibrates now (in-process, the same Calibrator edgetwin-calibrate
-// runs) and writes <dir>/round-<R>.toml atomically through the simulator's validator, so a
+// runs; with the PyTorch runner, validate/pytorch_calibration.hpp's Python traces through
+// calibrate/import) and writes <dir>/round-<R>.toml atomically through the simulator's validator, so a
 // resumed session finds the rounds it already calibrated (done()). pooled() loads every
 // round's file back and returns the pooled profile: each scalar cost and each compute-curve
 // point is the median over the rounds, footprint and reference clocks are the first round's,
@@ -16,6 +17,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "calibrate/app/calibrator.hpp"
@@ -25,16 +28,22 @@ namespace edgetwin::validate {
 
 class InterleavedCalibration {
  public:
+  // One round's profile, measured now (round counts from 0).
+  using RoundCalibration = std::function<calibrate::ProfileDocument(int round)>;
+
   InterleavedCalibration(calibrate::CalibrationSetup setup, std::filesystem::path dir);
+  InterleavedCalibration(std::string workload, std::string command, RoundCalibration calibrate_round,
+                         std::filesystem::path dir);
 
   bool done(int round) const;
   void run(int round);
   calibrate::ProfileDocument pooled(int rounds, const calibrate::ProfileProvenance& provenance) const;
   std::filesystem::path round_file(int round) const;
-  const calibrate::CalibrationSetup& setup() const { return setup_; }
 
  private:
-  calibrate::CalibrationSetup setup_;
+  std::string workload_;
+  std::string command_;
+  RoundCalibration calibrate_round_;
   std::filesystem::path dir_;
 };
 

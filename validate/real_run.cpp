@@ -5,11 +5,14 @@
 #include <fstream>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/hardware/page_cache_control.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "validate/load_wait.hpp"
 #include "validate/memory_balloon.hpp"
+#include "validate/pytorch_runner.hpp"
 
 namespace edgetwin::validate {
 
@@ -71,6 +74,22 @@ std::vector<int> first_cpus(int cores) {
   return cpus;
 }
 
+std::vector<MeasuredEpoch> trained_with_libtorch(const RealRunContext& context, const GridConfig& config) {
+  HitRatioObserver observer(context.probe);
+  const auto result = calibrate::run_training(spec_for(context.base, config), *context.dataset, &observer);
+  return measured_epochs(result, observer);
+}
+
+std::vector<MeasuredEpoch> trained_with_pytorch(const RealRunContext& context, const GridConfig& config, int round) {
+  PytorchRun run;
+  run.spec = spec_for(context.base, config);
+  run.probe_every = context.probe ? context.probe_every : 0;
+  const std::string name = fmt::format("{}-round-{}", config.name, round + 1);
+  run.trace_csv = context.python_runs_dir / (name + ".csv");
+  run.summary_json = context.python_runs_dir / (name + ".json");
+  return run_pytorch(*context.python, run).epochs;
+}
+
 }  // namespace
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config) {
@@ -84,7 +103,7 @@ calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& co
   return spec;
 }
 
-MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& plan) {
+MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& plan, int round) {
   MeasuredRun run;
   run.load_average_1m = load_average_1m();
   run.mem_available_bytes = mem_available_bytes();
@@ -99,9 +118,7 @@ MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, co
     prepare_page_cache(context.files, config.cache);
     run.resident_fraction_at_start = calibrate::files_residency(context.files).fraction();
   }
-  HitRatioObserver observer(context.probe);
-  const auto result = calibrate::run_training(spec_for(context.base, config), *context.dataset, &observer);
-  run.epochs = measured_epochs(result, observer);
+  run.epochs = context.python ? trained_with_pytorch(context, config, round) : trained_with_libtorch(context, config);
   run.balloon_deflated_bytes = balloon.deflated_bytes();
   return run;
 }

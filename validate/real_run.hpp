@@ -8,6 +8,9 @@
 // In-RAM formats read their files when opened, so their cache state is not touched and their
 // hit ratio is not measured (the simulator reports 1 for them by definition). Errors from the
 // runner propagate (ConfigError, DatasetError, HardwareError, std::runtime_error).
+// With the PyTorch runner (context.python set) the training itself is validate/pytorch_train.py
+// in a child process pinned to the same CPUs (validate/pytorch_runner.hpp), which probes the
+// files' residency itself; everything before and around it is the same.
 #pragma once
 
 #include <cstdint>
@@ -63,16 +66,22 @@ constexpr std::uint64_t kBalloonMinRoomBytes = 256ull << 20;
 // user is allocating, and their build matters more than this measurement.
 constexpr std::uint64_t kBalloonMinFreeBytes = 96ull << 20;
 
+struct PythonRunner;
+
 // What every run of a session shares: the dataset is opened once.
 struct RealRunContext {
   calibrate::RunSpec base;               // model, dataset, seed, threads, epochs; loader set per config
   const calibrate::Dataset* dataset = nullptr;  // the one the runner reads (the probe when there is one)
   ResidencyProbeDataset* probe = nullptr;       // null for in-RAM formats
   std::vector<std::filesystem::path> files;     // the files the runs read (cold: evicted, warm: read once)
+  const PythonRunner* python = nullptr;         // --runner pytorch; null: calibrate's LibTorch runner
+  std::filesystem::path python_runs_dir;        // the PyTorch runs' traces and summaries
+  int probe_every = 0;                          // the PyTorch runner's probe (file datasets)
 };
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config);
 
-MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& balloon);
+// `round` names the PyTorch runner's trace files (<config>-round-<R>.csv).
+MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& balloon, int round = 0);
 
 }  // namespace edgetwin::validate

@@ -17,6 +17,7 @@ EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
   EarlierMeasurements m;
   m.file = file;
   m.started_utc = doc.at("session").at("started_utc");
+  m.runner = doc.at("session").value("runner", "libtorch");
   for (const auto& c : doc.at("configs")) {
     auto& runs = m.runs[c.at("config").at("name").get<std::string>()];
     for (const auto& r : c.at("runs")) runs.push_back(measured_run_from_json(r));

@@ -20,6 +20,7 @@ namespace edgetwin::validate {
 struct EarlierMeasurements {
   std::filesystem::path file;
   std::string started_utc;  // when they were measured
+  std::string runner = "libtorch";  // what measured them (reports before --runner: LibTorch)
   std::map<std::string, std::vector<MeasuredRun>> runs;  // by configuration name
   std::vector<RoundRecord> rounds;
 };

@@ -1,13 +1,16 @@
 #include "validate/validate_command.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/config/config_error.hpp"
 #include "validate/grey_lenet_export.hpp"
 #include "validate/jpeg_metadata_padding.hpp"
+#include "validate/pytorch_runner.hpp"
 
 namespace edgetwin::validate {
 
@@ -42,6 +45,12 @@ void add_validate_options(CLI::App& app, ValidateOptions& o) {
   app.add_option("--max-wait-s", o.load_wait.max_wait_s, "Longest wait for a quiet machine per round, then measure anyway")
       ->capture_default_str();
   app.add_option("--poll-s", o.load_wait.poll_s, "Seconds between load checks while waiting")->capture_default_str();
+  app.add_option("--runner", o.runner,
+                 "What trains the real runs: libtorch (calibrate's runner, default) or pytorch (validate/pytorch_train.py "
+                 "in Python with torch's DataLoader)");
+  app.add_option("--python", o.python,
+                 "With --runner pytorch: the python3 with torch and torchvision (default: the build's, " +
+                     python_runner({}).interpreter.string() + ")");
   app.add_flag("--quiet", o.quiet, "No progress lines on stderr");
 }
 
@@ -72,6 +81,13 @@ void check_validate_options(const ValidateOptions& o) {
     problems.push_back({"", 0, 0, "--profile", "required (or --calibrate-each-round): the profile edgetwin-calibrate wrote"});
   }
   if (o.dataset.empty()) problems.push_back({"", 0, 0, "--dataset", "required: the dataset directory the profile was calibrated on"});
+  const auto& runners = runner_names();
+  if (o.runner && std::find(runners.begin(), runners.end(), *o.runner) == runners.end()) {
+    problems.push_back({"", 0, 0, "--runner", fmt::format("unknown runner \"{}\"; valid: {}", *o.runner, fmt::join(runners, ", "))});
+  }
+  if (!o.python.empty() && o.runner != "pytorch") {
+    problems.push_back({"", 0, 0, "--python", "only with --runner pytorch (the LibTorch runner runs in this process)"});
+  }
   if (!problems.empty()) throw ConfigError(std::move(problems));
 }
 

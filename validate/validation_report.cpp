@@ -113,7 +113,8 @@ json load_json(const SessionInfo& s) {
 json session_json(const SessionInfo& s) {
   json overlaps = json::array();
   for (const auto& o : s.overlaps) overlaps.push_back({{"config", o.config}, {"reason", o.reason}});
-  return {{"device", s.device},
+  return {{"runner", s.runner},
+          {"device", s.device},
           {"workload", s.workload},
           {"profile", {{"file", s.profile_file}, {"created", s.profile_created}, {"command", s.profile_command}}},
           {"grid_file", s.grid_file},
@@ -148,8 +149,8 @@ json session_json(const SessionInfo& s) {
 }
 
 std::string plot_title(const SessionInfo& s, const Aggregate& a) {
-  std::string title = fmt::format("{} on {}: E2E MAPE {:.1f} % (noise floor {:.1f} %), {} points",
-                                  s.workload, s.device, a.e2e_mape_pct, a.noise_floor_pct, a.points);
+  std::string title = fmt::format("{} on {} ({} runner): E2E MAPE {:.1f} % (noise floor {:.1f} %), {} points",
+                                  s.workload, s.device, s.runner, a.e2e_mape_pct, a.noise_floor_pct, a.points);
   for (char& c : title) {
     if (c == '\'') c = '"';  // the title sits in a single-quoted gnuplot string
   }
@@ -215,7 +216,7 @@ std::string report_table(const ValidationReport& r) {
       a.e2e_mape_pct, a.points, a.noise_floor_pct, a.median_spread_pct, a.pipelined_e2e_mape_pct,
       a.stall_error_pct_of_e2e, a.stall_max_error_pct_of_e2e, a.compute_mape_pct);
   if (a.hit_error_points) out += fmt::format("; hit ratio error {:.1f} points (max {:.1f})", *a.hit_error_points, *a.hit_max_error_points);
-  out += "\n";
+  out += fmt::format("; measured by the {} runner\n", r.session.runner);
   for (const auto& f : r.sanity_failures) out += "sanity: " + f + "\n";
   return out;
 }

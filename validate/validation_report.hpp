@@ -25,6 +25,7 @@ struct RoundRecord {
 };
 
 struct SessionInfo {
+  std::string runner = "libtorch";  // what trained the real runs: libtorch | pytorch (--runner)
   std::string device;
   std::string workload;
   std::string profile_file;

@@ -24,6 +24,8 @@
 #include "calibrate/training/training_runner.hpp"
 #include "validate/interleaved_calibration.hpp"
 #include "validate/memory_balloon.hpp"
+#include "validate/pytorch_calibration.hpp"
+#include "validate/pytorch_runner.hpp"
 #include "calibrate/app/output_files.hpp"
 #include "validate/report_reader.hpp"
 #include "validate/run_journal.hpp"
@@ -56,6 +58,8 @@ struct SessionInputs {
   std::optional<double> os_base_bytes;  // what the machine used besides this process
   double device_os_base_bytes = 0;      // the device file's estimate, for the notes
   std::unique_ptr<InterleavedCalibration> calibration_rounds;  // --calibrate-each-round
+  std::string runner = "libtorch";
+  std::optional<PythonRunner> python;  // --runner pytorch, when measuring
 };
 
 // On a shared machine the memory used by others is the "OS base" a run really has: measured
@@ -192,8 +196,32 @@ void open_dataset_for(SessionInputs& in, const ValidateOptions& o) {
   in.facts = dataset_facts(*in.dataset, in.grid.max_samples, in.probe != nullptr);
 }
 
+std::vector<int> grid_batch_sizes(const GridSpec& grid) {
+  std::vector<int> sizes;
+  for (const GridConfig& c : grid.configs) {
+    if (std::find(sizes.begin(), sizes.end(), c.loader.batch_size) == sizes.end()) sizes.push_back(c.loader.batch_size);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+// The PyTorch runner calibrates with its own traces (validate/pytorch_calibration.hpp).
+std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOptions& o, const SessionInputs& in) {
+  PytorchCalibrationPlan plan;
+  plan.runner = *in.python;
+  plan.base = in.base_spec;
+  plan.workload = in.target.workload;
+  plan.other_batch_sizes = grid_batch_sizes(in.grid);
+  plan.device_name = prepare_run(in.request).device.name;
+  plan.command = "edgetwin-validate --runner pytorch --calibrate-each-round";
+  plan.dir = o.out / "calibration";
+  return std::make_unique<InterleavedCalibration>(
+      in.target.workload.name, plan.command, [plan](int round) { return calibrate_with_pytorch(plan, round); }, plan.dir);
+}
+
 // edgetwin-calibrate's full plan on the session's dataset, model and threads, as `run` would.
 std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOptions& o, const SessionInputs& in) {
+  if (in.python) return pytorch_calibration(o, in);
   calibrate::CalibrationSetup setup;
   setup.device_name = prepare_run(in.request).device.name;
   setup.target = in.target;
@@ -219,6 +247,11 @@ SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path&
                                     "(calibrate in every round and predict with their median), not both, not neither");
   }
   SessionInputs in;
+  in.runner = o.runner.value_or("libtorch");
+  if (in.runner == "pytorch" && o.rescore.empty()) {
+    in.python = python_runner(o.python);
+    check_python_runner(*in.python);
+  }
   in.host = calibrate::read_host_facts();
   in.host_cores = static_cast<int>(calibrate::allowed_cpus().size());
   in.target = calibrate::resolve_target(o.workload, data_dir, o.format, o.model);
@@ -270,18 +303,32 @@ void predict_all(const SessionInputs& in, const RunRequest& request, std::vector
   for (std::size_t i = 0; i < configs.size(); ++i) configs[i].prediction = predict(prepared[i]);
 }
 
-// One step on the real data: a model that cannot take the dataset's tensors fails here.
-void check_one_step(const SessionInputs& in) {
+// One step on the real data: a model that cannot take the dataset's tensors fails here, and
+// so does a Python without torch. Returns the PyTorch runner's versions, for the report's notes.
+std::string check_one_step(const ValidateOptions& o, const SessionInputs& in) {
   calibrate::RunSpec spec = spec_for(in.base_spec, in.grid.configs.front());
   spec.loader.workers = 0;
+  spec.loader.persistent_workers = false;
   spec.epochs = 1;
   spec.max_batches_per_epoch = 1;
-  (void)calibrate::run_training(spec, *in.dataset);
+  if (!in.python) {
+    (void)calibrate::run_training(spec, *in.dataset);
+    return "";
+  }
+  const PytorchSummary checked = run_pytorch(*in.python, {spec, 0, o.out / "pytorch" / "check.csv", o.out / "pytorch" / "check.json"});
+  return fmt::format("real runs: {} {} (torch {}, torchvision {}), DataLoader worker processes; per-run traces in {}",
+                     in.python->interpreter.string(), in.python->script.string(), checked.torch_version,
+                     checked.torchvision_version, (o.out / "pytorch").string());
 }
 
-RealRunContext run_context(const SessionInputs& in) {
-  return {in.base_spec, in.probe ? static_cast<const calibrate::Dataset*>(in.probe.get()) : in.dataset.get(), in.probe.get(),
-          files_read(*in.dataset, in.facts.samples)};
+RealRunContext run_context(const ValidateOptions& o, const SessionInputs& in) {
+  return {in.base_spec,
+          in.probe ? static_cast<const calibrate::Dataset*>(in.probe.get()) : in.dataset.get(),
+          in.probe.get(),
+          files_read(*in.dataset, in.facts.samples),
+          in.python ? &*in.python : nullptr,
+          o.out / "pytorch",
+          o.probe_every};
 }
 
 void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& c, const MeasuredRun& run) {
@@ -302,6 +349,11 @@ void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& 
 // --rescore: the runs of an earlier report, configuration by configuration.
 void take_earlier_measurements(const ValidateOptions& o, std::vector<ConfigMeasurements>& configs, SessionInfo& info) {
   const EarlierMeasurements earlier = read_measurements(o.rescore);
+  if (o.runner && *o.runner != earlier.runner) {
+    throw option_error("--runner", fmt::format("{} was measured by the {} runner, not {}; leave --runner out when re-scoring",
+                                               o.rescore.string(), earlier.runner, *o.runner));
+  }
+  info.runner = earlier.runner;
   std::vector<Diagnostic> missing;
   for (auto& c : configs) {
     const auto found = earlier.runs.find(c.config.name);
@@ -322,7 +374,9 @@ std::string model_description(const SessionInputs& in) {
 }
 
 std::string session_key(const ValidateOptions& o, const SessionInputs& in) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", o.device, in.target.workload.name, o.profile.empty() ? std::string("calibrate-each-round") : std::filesystem::absolute(o.profile).string(),
+  // The LibTorch runner's key is the one from before --runner, so its journals still resume.
+  const std::string runner = in.runner == "libtorch" ? "" : in.runner + "|";
+  return runner + fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", o.device, in.target.workload.name, o.profile.empty() ? std::string("calibrate-each-round") : std::filesystem::absolute(o.profile).string(),
                      in.profile.created, std::filesystem::absolute(in.grid.source_file).string(),
                      std::filesystem::absolute(in.dataset_dir).string(), in.grid.repeats, in.grid.epochs, in.grid.seed,
                      model_description(in));
@@ -362,7 +416,7 @@ void calibrate_round(const ValidateOptions& o, InterleavedCalibration& calibrati
 
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
-  const RealRunContext context = run_context(in);
+  const RealRunContext context = run_context(o, in);
   const auto done = journal.load();
   log_resumed(o, done.size(), journal.file());
   journal.open_for_append();
@@ -387,7 +441,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
         configs[i].runs.push_back(previous->second);
         continue;
       }
-      configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i]));
+      configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i], round));
       journal.append(round, configs[i].config.name, configs[i].runs.back());
       log_run(o, round, in.grid.repeats, configs[i].config, configs[i].runs.back());
     }
@@ -425,6 +479,7 @@ std::vector<std::string> prediction_notes(const ValidateOptions& o, const Sessio
 
 SessionInfo session_info(const ValidateOptions& o, const SessionInputs& in) {
   SessionInfo s;
+  s.runner = in.runner;
   s.device = o.device;
   s.workload = in.target.workload.name;
   s.profile_file = o.profile;
@@ -495,7 +550,7 @@ ValidationReport run_validation(const ValidateOptions& o, const std::filesystem:
   for (const auto& b : in.balloons) report.balloon_bytes.push_back(b.bytes);
   RunJournal journal(o.out / ".journal.jsonl", session_key(o, in));
   if (o.rescore.empty()) {
-    check_one_step(in);
+    if (const std::string trainer = check_one_step(o, in); !trainer.empty()) report.session.notes.push_back(trainer);
     measure_rounds(o, in, report.configs, report.session, journal);
   } else {
     take_earlier_measurements(o, report.configs, report.session);

@@ -20,12 +20,22 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "validate/validation_report.hpp"
 
 namespace edgetwin::validate {
 
+// The real runs' trainers (--runner): calibrate's LibTorch runner, or PyTorch in Python
+// (validate/pytorch_runner.hpp).
+inline const std::vector<std::string>& runner_names() {
+  static const std::vector<std::string> names{"libtorch", "pytorch"};
+  return names;
+}
+
 struct ValidateOptions {
+  std::optional<std::string> runner;  // one of runner_names(); unset: libtorch, or a re-scored report's
+  std::filesystem::path python;       // --python: the interpreter of the PyTorch runner ("" = the build's)
   std::string device;
   std::string workload;
   std::string profile;

@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "validate/validation_stats.hpp"
@@ -67,6 +72,29 @@ inline std::vector<ComparisonPoint> ignoring_workers(std::vector<ComparisonPoint
     p.e2e_ape_pct = std::abs(p.predicted.e2e_s - p.e2e_s.median) / p.e2e_s.median * 100;
   }
   return points;
+}
+
+// How much longer two busy threads take than one (1.0: two free cores; 2.0: another user holds
+// one, e.g. a fuzzing campaign in another session, whose nice value then does not yield). The
+// workers' ratios of the sanity bound need the second core, so a failing report says this.
+inline double two_thread_slowdown() {
+  const auto spin = [] {
+    const auto start = std::chrono::steady_clock::now();
+    volatile std::uint64_t x = 0;
+    for (std::uint64_t i = 0; i < 200'000'000; ++i) x = x + i;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double one = spin();
+  double a = 0, b = 0;
+  std::thread other([&] { a = spin(); });
+  b = spin();
+  other.join();
+  return std::max(a, b) / one;
+}
+
+inline std::string machine_note() {
+  return "two busy threads took " + std::to_string(two_thread_slowdown()) +
+         "x the time of one here (about 1 on a quiet 2-core machine; about 2 when another user holds a core)";
 }
 
 inline void expect_complete_report(const std::filesystem::path& out, std::size_t configs, int epochs, int repeats) {

@@ -1,0 +1,86 @@
+// The short real validation of validate_short_test.cpp with the PyTorch runner (label e2e, run
+// alone): LeNet on a tiny JPEG folder trained by validate/pytorch_train.py in the system's
+// Python, torch's DataLoader with worker processes, three configurations (workers 0, 1, 2 at
+// batch 32) x 5 interleaved rounds x 2 epochs, calibrated in the session from the same
+// script's sequential traces (--calibrate-each-round: validate/pytorch_calibration.hpp).
+// Asserts the report is complete and says which runner measured, that the errors are within
+// validate_short_test's loose sanity bound (validation_stats.hpp; why it is loose:
+// docs/validation.md), and that the same bound rejects a model that ignores the workers.
+//
+// A second test kills such a session while its interpreter trains with two worker processes.
+//
+// The folder is half validate_short_test's: each run starts an interpreter and imports torch
+// (~2.5 s here), so 1,000 files keep the whole test near its two-minute budget while an epoch
+// (~1-2 s) is still long next to a worker's start.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "tests/support/killable_process.hpp"
+#include "tests/validate/validate_e2e_support.hpp"
+
+namespace edgetwin::validate {
+namespace {
+
+using namespace testing;
+
+TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
+  ScratchDir dir;
+  make_dataset("jpeg-folder", 1000, 64, dir / "data");
+  run_or_fail(validate_bin() + " export-grey-lenet --out " + quoted(dir / "grey-lenet5.pt"));
+  write_text(dir / "grid.toml",
+             "[grid]\nrepeats = 5\nepochs = 2\n[defaults]\nbatch_size = 32\ncache = \"warm\"\n"
+             "[[config]]\nname = \"w0-b32\"\nworkers = 0\n"
+             "[[config]]\nname = \"w1-b32\"\nworkers = 1\n"
+             "[[config]]\nname = \"w2-b32\"\nworkers = 2\n");
+  const auto r = run_command(validate_bin() + " --runner pytorch --device host-x86-2core --workload lenet-jpeg-folder" +
+                             " --calibrate-each-round --grid " + quoted(dir / "grid.toml") + " --dataset " +
+                             quoted(dir / "data") + " --model " + quoted(dir / "grey-lenet5.pt") + " --out " +
+                             quoted(dir / "out") + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_complete_report(dir / "out", 3, 2, 5);
+
+  const auto report = nlohmann::json::parse(read_text(dir / "out/report.json"));
+  EXPECT_EQ(report.at("session").at("runner"), "pytorch");
+  EXPECT_TRUE(report.at("sanity").at("passed").get<bool>())
+      << report.at("sanity").dump(2) << "\n" << r.output << "\n" << machine_note();
+  // The Python probes came back from the worker processes: warm cache, dataset << RAM, all hits.
+  for (const auto& p : report.at("points")) {
+    ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null()) << p.dump();
+    EXPECT_GT(p.at("measured").at("cache_hit_ratio").at("median").get<double>(), 0.95);
+  }
+  // Each run left its per-batch trace: 2 epochs x ceil(1000 / 32) = 64 rows and a header.
+  const std::string trace = read_text(dir / "out/pytorch/w2-b32-round-5.csv");
+  EXPECT_EQ(std::count(trace.begin(), trace.end(), '\n'), 65) << trace.substr(0, 400);
+  const auto broken = ignoring_workers(points_from_report(report));
+  EXPECT_FALSE(sanity_failures(broken, SanityBound{}).empty())
+      << "a model that ignores the workers passed the sanity bound:\n" << r.output;
+}
+
+// The interpreter and its DataLoader workers (grandchildren of edgetwin-validate) die with it,
+// by SIGTERM (its handler kills the registered interpreter, PR_SET_PDEATHSIG the workers) and by
+// SIGKILL (PR_SET_PDEATHSIG all the way down). Killed in the middle of a two-worker run.
+TEST(ValidatePytorchShort, KilledSessionLeavesNoPythonProcess) {
+  ScratchDir dir;
+  make_dataset("mnist", 8000, 28, dir / "data");
+  write_text(dir / "profile.toml", profile_text("host-x86-2core", "lenet-mnist"));
+  write_text(dir / "grid.toml", "[grid]\nrepeats = 1\nepochs = 2\n[[config]]\nname = \"w2\"\nworkers = 2\nbatch_size = 32\n");
+  const std::vector<std::string> args{EDGETWIN_VALIDATE_BIN, "--runner", "pytorch", "--device", "host-x86-2core",
+                                      "--workload", "lenet-mnist", "--profile", (dir / "profile.toml").string(),
+                                      "--grid", (dir / "grid.toml").string(), "--dataset", (dir / "data").string(),
+                                      "--out", (dir / "out").string(), "--quiet"};
+  const std::string tag = "validate-pytorch-" + std::to_string(::getpid());
+  const auto [reference, seconds] = test_support::run_to_end(args, tag + "-reference");
+  ASSERT_EQ(reference, "exit 0");
+  // The last part of a session is the configuration's own run (the check step and the
+  // predictions come first): 0.75 of it falls inside the run, after its workers started.
+  for (const int signal : {SIGTERM, SIGKILL}) {
+    std::filesystem::remove_all(dir / "out");
+    const auto killed = test_support::kill_after(args, tag + std::to_string(signal), signal, 0.75 * seconds);
+    if (signal == SIGTERM) EXPECT_EQ(killed.how, "exit 143") << killed.where;
+    EXPECT_TRUE(test_support::none_left(tag + std::to_string(signal))) << killed.where << ": a Python process outlived it";
+  }
+}
+
+}  // namespace
+}  // namespace edgetwin::validate

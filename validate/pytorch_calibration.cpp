@@ -1,0 +1,61 @@
+#include "validate/pytorch_calibration.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "calibrate/import/profile_import.hpp"
+
+namespace edgetwin::validate {
+
+namespace {
+
+// The profile loader takes at most 1000 repetitions of a measurement (sim/config/physical_range.cpp,
+// "runs"), and the import counts every batch of the traces as one: a round traces at most this many.
+constexpr std::int64_t kMostImportedBatches = 1000;
+
+PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int workers, int batch_size,
+                           std::int64_t max_batches) {
+  PytorchRun run;
+  run.spec = plan.base;
+  run.spec.loader.workers = workers;
+  run.spec.loader.persistent_workers = false;
+  run.spec.loader.batch_size = batch_size;
+  run.spec.epochs = 1;
+  run.spec.max_batches_per_epoch = max_batches;
+  run.spec.cpus.clear();  // as edgetwin-calibrate: every CPU the session may use
+  const std::string name = fmt::format("round-{}-w{}-b{}", round + 1, workers, batch_size);
+  run.trace_csv = plan.dir / (name + ".csv");
+  run.summary_json = plan.dir / (name + ".json");
+  return run;
+}
+
+}  // namespace
+
+std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round) {
+  const int batch_size = plan.workload.loader.batch_size;
+  std::vector<PytorchRun> runs{calibration_run(plan, round, 0, batch_size, 0)};
+  runs.front().step_scaling_csv = plan.dir / fmt::format("round-{}-scaling.csv", round + 1);
+  for (const int size : plan.other_batch_sizes) {
+    if (size != batch_size) runs.push_back(calibration_run(plan, round, 0, size, plan.compute_batches));
+  }
+  runs.push_back(calibration_run(plan, round, 1, batch_size, plan.handoff_batches));
+  const auto others = static_cast<std::int64_t>(runs.size() - 2) * plan.compute_batches + plan.handoff_batches;
+  runs.front().spec.max_batches_per_epoch = std::max<std::int64_t>(1, kMostImportedBatches - others);
+  return runs;
+}
+
+calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round) {
+  calibrate::ImportOptions options;
+  for (const PytorchRun& run : calibration_runs(plan, round)) {
+    (void)run_pytorch(plan.runner, run);
+    options.trace_csvs.push_back(run.trace_csv);
+  }
+  options.trace_csvs.push_back(calibration_runs(plan, round).front().step_scaling_csv);
+  options.derivation.sequential = true;
+  options.derivation.device = plan.device_name;
+  options.command = fmt::format("{} (round {})", plan.command, round + 1);
+  return calibrate::import_profile(options, plan.workload);
+}
+
+}  // namespace edgetwin::validate

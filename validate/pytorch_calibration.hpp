@@ -1,0 +1,50 @@
+// One calibration round for the PyTorch runner (--runner pytorch --calibrate-each-round): the
+// profile comes from the same script's traces, imported as `edgetwin-calibrate import
+// --sequential` would (calibrate/import/profile_import.hpp), so the predictions describe
+// the Python pipeline that is measured, not LibTorch's.
+//
+// What runs, all with num_workers = 0 on the session's data, model and threads:
+//   - one epoch at the workload's batch size: the loader's per-sample cost (the loop's wait at
+//     w = 0 is the whole fetch + decode + transform + collate) and the step at that size; at
+//     most 1000 batches in all, what a profile may record as one measurement's repetitions;
+//   - a short trace (compute_batches steps) at each other batch size the grid uses: the
+//     compute curve's other points, as edgetwin-calibrate's plan measures several sizes;
+//   - one epoch (at most handoff_batches) with one worker process at the workload's batch
+//     size: a batch's hand-off from a worker and a worker's start-up;
+//   - the step alone on 1..n threads beside 0..n busy cores (edgetwin_trace's
+//     measure_step_scaling, after the first run): the step's slow-down beside workers.
+// These are docs/import.md's "short runs a profile needs". Their traces stay in `dir`
+// (round-R-*.csv); the import pools them, the first trace's threads being the reference. What
+// such traces cannot tell apart (collate, launch) is kept from the workload, as the import
+// notes in the profile.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "calibrate/profile/profile_document.hpp"
+#include "sim/config/specs.hpp"
+#include "validate/pytorch_runner.hpp"
+
+namespace edgetwin::validate {
+
+struct PytorchCalibrationPlan {
+  PythonRunner runner;
+  calibrate::RunSpec base;            // the session's model, dataset, samples, seed, threads, crop
+  WorkloadSpec workload;              // its loader batch size; the costs the traces cannot tell
+  std::vector<int> other_batch_sizes;  // compute-curve points besides the workload's
+  std::int64_t compute_batches = 20;
+  std::int64_t handoff_batches = 100;
+  std::string device_name;            // the profile's device (the one the session predicts)
+  std::string command;
+  std::filesystem::path dir;
+};
+
+// The traces one round runs, in the order the import reads them: first the workload's batch
+// size sequentially (with the step-scaling file), then the other sizes, then one worker.
+std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round);
+
+calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round);
+
+}  // namespace edgetwin::validate
