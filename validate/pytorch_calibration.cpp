@@ -10,8 +10,8 @@ namespace edgetwin::validate {
 
 namespace {
 
-// The profile loader takes at most 1000 repetitions of a measurement (sim/config/physical_range.cpp,
-// "runs"), and the import counts every batch of the traces as one: a round traces at most this many.
+// A median of a thousand batches is as steady as it gets on this machine; more only lengthens a
+// round (the whole lenet-mnist epoch would be 3,750 batches).
 constexpr std::int64_t kMostImportedBatches = 1000;
 
 PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int workers, int batch_size,

@@ -6,7 +6,7 @@
 // What runs, all with num_workers = 0 on the session's data, model and threads:
 //   - one epoch at the workload's batch size: the loader's per-sample cost (the loop's wait at
 //     w = 0 is the whole fetch + decode + transform + collate) and the step at that size; at
-//     most 1000 batches in all, what a profile may record as one measurement's repetitions;
+//     most 1000 batches in all, to keep a round short;
 //   - a short trace (compute_batches steps) at each other batch size the grid uses: the
 //     compute curve's other points, as edgetwin-calibrate's plan measures several sizes;
 //   - one epoch (at most handoff_batches) with one worker process at the workload's batch

@@ -43,6 +43,7 @@ constexpr std::array kRanges{
     PhysicalRange{"parameters", 1, 1e13, "1", "1e13", "the parameters of a network"},
     PhysicalRange{"epochs", 1, 1000, "1", "1000", "the epochs of one run"},
     PhysicalRange{"runs", 1, 1000, "1", "1000", "the repeats of a configuration"},
+    PhysicalRange{"repetitions", 1, 1e9, "1", "1e9", "the repetitions of a measurement (a trace's batches)"},
     PhysicalRange{"processes", 1, 1024, "1", "1024", "processes running at once"},
     PhysicalRange{"steps", 1, 1e9, "1", "1e9", "the training steps of one run"},
     PhysicalRange{"rounds", 1, 1e5, "1", "1e5", "the rounds of one federated plan"},

@@ -61,7 +61,7 @@ MeasurementSpec read_measurement(TomlReader& reader, const std::string& name) {
   bool median_ok = reader.read_number(table + ".median", m.median, Presence::required, Bound::any, "");
   bool p10_ok = reader.read_number(table + ".p10", m.p10, Presence::required, Bound::any, "");
   bool p90_ok = reader.read_number(table + ".p90", m.p90, Presence::required, Bound::any, "");
-  reader.read_count(table + ".repetitions", m.repetitions, Presence::required, Bound::positive, "runs");
+  reader.read_count(table + ".repetitions", m.repetitions, Presence::required, Bound::positive, "repetitions");
   reader.read_string(table + ".unit", m.unit, Presence::required);
   if (median_ok && p10_ok && p90_ok && !(m.p10 <= m.median && m.median <= m.p90)) {
     reader.add_error(table + ".median",

@@ -2,6 +2,7 @@
 // numbers that wrap or overflow on conversion, times past any real step, reads longer than
 // the wait they are part of, and options that were silently ignored (NaN clocks, negative
 // epochs to skip). Each was a reproducer of the mutation campaign (docs/reliability.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +95,24 @@ TEST(ImportBounds, ADerivedCostBelowResolutionIsZeroAndTheProfileLoads) {
       << doc.profile.costs.provenance.source;
   write_text(dir / "p.toml", render_profile(doc));
   EXPECT_NO_THROW((void)load_profile(dir / "p.toml"));
+}
+
+// Found by the PyTorch runner's calibration (validate/pytorch_calibration.cpp): the profile
+// loader took at most 1000 repetitions of a measurement, as for a configuration's runs, but
+// the import counts every batch of a trace, so a trace of an epoch of more than 1000 batches
+// gave a profile predict refused.
+TEST(ImportBounds, ATraceOfManyBatchesGivesAProfileThatLoads) {
+  TempDir dir;
+  std::string csv = kHeader;
+  for (int b = 0; b < 1500; ++b) csv += fmt::format("0,{},16,0.001,0.0007,0.0001\n", b);
+  write_text(dir / "t.csv", csv);
+  ImportOptions o;
+  o.trace_csvs = {dir / "t.csv"};
+  o.derivation.sequential = true;
+  o.command = "edgetwin-calibrate import --trace t.csv --sequential";
+  write_text(dir / "p.toml", render_profile(import_profile(o, lenet())));
+  const auto profile = load_profile(dir / "p.toml");
+  EXPECT_EQ(profile.measurements.at("compute_s_bs16").repetitions, 1500);
 }
 
 }  // namespace

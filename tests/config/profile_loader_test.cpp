@@ -121,7 +121,7 @@ TEST_F(ProfileLoader, CreatedMustBeAnIsoDate) {
 
 TEST_F(ProfileLoader, MeasurementsAreValidatedThoughNotKept) {
   EXPECT_THAT(errors_after("repetitions = 30", "repetitions = 0\nmean = 6e-6"),
-              ElementsAre(at("37:15: measurements.fetch.repetitions: expected a positive integer (runs), got 0"),
+              ElementsAre(at("37:15: measurements.fetch.repetitions: expected a positive integer (repetitions), got 0"),
                           at("38:1: measurements.fetch.mean: unknown key; valid here: median, p10, p90, repetitions, "
                              "unit")));
   EXPECT_THAT(errors_after("median = 6e-6", "median = 9e-6"),

@@ -54,7 +54,7 @@ calibrate::RunSpec jpeg_spec() {
 
 TEST(PytorchRunner, CommandLineCarriesEverySettingOfTheRun) {
   const PythonRunner runner{"/usr/bin/python3", "/src/validate/pytorch_train.py"};
-  const PytorchRun run{jpeg_spec(), 4, "/out/w2-round-1.csv", "/out/w2-round-1.json"};
+  const PytorchRun run{jpeg_spec(), 4, "/out/w2-round-1.csv", "/out/w2-round-1.json", {}};
   const std::vector<std::string> expected{
       "/usr/bin/python3", "/src/validate/pytorch_train.py", "--dataset", "/data/jpeg", "--format", "jpeg-folder",
       "--model", "/models/grey.pt", "--batch-size", "32", "--workers", "2", "--prefetch-factor", "4",
@@ -75,7 +75,7 @@ TEST(PytorchRunner, BuiltInModelGoesByItsCanonicalName) {
   spec.torchscript_file.clear();
   spec.model = "resnet18-cifar";
   spec.format = calibrate::DatasetFormat::cifar10;
-  const auto argv = pytorch_command_line({"/py", "/s.py"}, {spec, 0, "t.csv", "s.json"});
+  const auto argv = pytorch_command_line({"/py", "/s.py"}, {spec, 0, "t.csv", "s.json", {}});
   const auto model = std::find(argv.begin(), argv.end(), "--model");
   ASSERT_NE(model, argv.end());
   EXPECT_EQ(*(model + 1), "resnet18-cifar");
@@ -146,7 +146,7 @@ TEST(PytorchRunner, RunReadsTheSummaryTheChildWroteAndPinsItToTheRunsCpus) {
   spec.epochs = 1;
   const int cpu = calibrate::allowed_cpus().front();
   spec.cpus = {cpu};
-  const PytorchSummary s = run_pytorch(runner, {spec, 4, dir / "runs/t.csv", dir / "runs/s.json"});
+  const PytorchSummary s = run_pytorch(runner, {spec, 4, dir / "runs/t.csv", dir / "runs/s.json", {}});
   ASSERT_EQ(s.epochs.size(), 1u);
   EXPECT_DOUBLE_EQ(s.epochs[0].e2e_s, 1.0);
   EXPECT_EQ(s.torch_version, std::to_string(cpu));  // the child ran on that CPU only
@@ -154,7 +154,7 @@ TEST(PytorchRunner, RunReadsTheSummaryTheChildWroteAndPinsItToTheRunsCpus) {
 
 TEST(PytorchRunner, EachWayTheScriptEndsBecomesTheRightError) {
   ScratchDir dir;
-  const PytorchRun run{jpeg_spec(), 0, dir / "t.csv", dir / "s.json"};
+  const PytorchRun run{jpeg_spec(), 0, dir / "t.csv", dir / "s.json", {}};
   const auto refused = [&](const std::string& body) {
     return error_of([&] { (void)run_pytorch(fake_interpreter(dir, body), run); });
   };
