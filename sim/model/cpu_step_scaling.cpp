@@ -45,4 +45,42 @@ double step_thread_share(int cores, int threads, int busy_cores) {
   return std::min(1.0, static_cast<double>(cores) / (threads + busy_cores));
 }
 
+bool StepContention::measured() const {
+  return std::any_of(points.begin(), points.end(), [&](const StepScalingPoint& p) { return p.threads == threads; });
+}
+
+namespace {
+
+// Per unit of the step's work beside `busy` workers: the wall time and the engine amount.
+struct StretchCost {
+  double wall = 1;
+  double amount = 1;
+};
+
+StretchCost stretch_cost(const StepContention& step, int busy) {
+  const StepFactor f = cpu_step_factor(step.points, step.threads, busy, step.batch_size);
+  const double measured_share = step_thread_share(step.cores, step.threads, f.busy_cores);
+  return {f.factor * measured_share / step_thread_share(step.cores, step.threads, busy), f.factor * measured_share};
+}
+
+}  // namespace
+
+double step_cycles_beside(const StepContention& step, double step_cycles, std::vector<double> worker_cycles_left) {
+  std::sort(worker_cycles_left.begin(), worker_cycles_left.end());
+  double work_left = step_cycles;
+  double amount = 0;
+  double now = 0;
+  std::size_t done = 0;  // workers finished by `now`
+  while (true) {
+    while (done < worker_cycles_left.size() && worker_cycles_left[done] <= now) ++done;
+    const StretchCost cost = stretch_cost(step, static_cast<int>(worker_cycles_left.size() - done));
+    const double work_in_stretch =
+        done < worker_cycles_left.size() ? (worker_cycles_left[done] - now) / cost.wall : work_left;
+    if (work_in_stretch >= work_left) return amount + work_left * cost.amount;
+    amount += work_in_stretch * cost.amount;
+    work_left -= work_in_stretch;
+    now = worker_cycles_left[done];
+  }
+}
+
 }  // namespace edgetwin

@@ -263,9 +263,9 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
 }
 
 void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
-  if (worker >= 0) ++workers_on_cpu_;
-  launch(Stage::worker_cpu, index, worker, platform_.cpu(),
-         batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles);
+  Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(),
+                        batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles);
+  if (worker >= 0) workers_[worker].cpu_stage = &token;
 }
 
 void Pipeline::on_loaded(Token& token) {
@@ -284,7 +284,7 @@ void Pipeline::on_loaded(Token& token) {
     return;
   }
   workers_[token.worker].busy = false;
-  --workers_on_cpu_;
+  workers_[token.worker].cpu_stage = nullptr;
   worker_try_start(token.worker);
   trainer_try_consume();
 }
@@ -335,7 +335,7 @@ void Pipeline::start_step(std::int64_t index) {
   } else {
     batch.pending_steps = 1;
     launch(Stage::cpu_step, index, -1, platform_.cpu(),
-           work_.cpu_step_cycles_per_thread(*batch.work, workers_on_cpu_) +
+           work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left()) +
                batch.before_step_s * platform_.cpu()->get_speed(),
            batch.work->cpu_compute_threads);
   }
@@ -433,7 +433,16 @@ Pipeline::Token& Pipeline::acquire_token() {
   return *token;
 }
 
-void Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount, int threads) {
+std::vector<double> Pipeline::worker_cycles_left() const {
+  std::vector<double> left;
+  for (const Worker& w : workers_) {
+    if (w.cpu_stage != nullptr) left.push_back(w.cpu_stage->exec->get_remaining());
+  }
+  return left;
+}
+
+Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,
+                                  int threads) {
   if (host == platform_.cpu()) cpu_cycles_ += amount * threads;
   Token& token = acquire_token();
   token.owner = this;
@@ -447,6 +456,7 @@ void Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* ho
   token.exec->set_host(host);
   attach(*token.exec, token);
   token.exec->start();
+  return token;
 }
 
 }  // namespace edgetwin

@@ -89,6 +89,7 @@ class Pipeline {
     std::deque<std::int64_t> queue;
     bool busy = false;
     bool starting = false;
+    const Token* cpu_stage = nullptr;  // its CPU activity in flight: what a CPU-only step competes with
   };
 
   void start_run(int epochs, std::int64_t steps, std::function<void()> done);
@@ -109,7 +110,8 @@ class Pipeline {
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
 
-  void launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
+  Token& launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
+  std::vector<double> worker_cycles_left() const;  // of the workers in their CPU stage
   Token& acquire_token();
   std::vector<Batch>& batches() { return batches_[epoch_ % 2]; }
   double now() const;
@@ -174,7 +176,6 @@ class Pipeline {
   // last step of the previous one, whose records must stay valid until it returns.
   std::vector<Batch> batches_[2];
   std::vector<Worker> workers_;
-  int workers_on_cpu_ = 0;  // workers in their CPU stage: what a CPU-only step competes with
   std::int64_t next_to_consume_ = 0;
   bool trainer_busy_ = false;
   double trainer_idle_since_s_ = 0;

@@ -69,11 +69,10 @@ double WorkModel::receive_cycles(double samples) const {
                     costs_.receive_cpu_s_per_byte * dataset_.input_bytes_per_sample * samples);
 }
 
-double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, int busy_loaders) const {
-  const int threads = work.cpu_compute_threads;
-  const StepFactor f = cpu_step_factor(costs_.cpu_step_scaling, threads, busy_loaders, work.samples);
-  if (!f.measured) return work.cpu_compute_cycles_per_thread;
-  return work.cpu_compute_cycles_per_thread * f.factor * step_thread_share(cpu_cores_, threads, f.busy_cores);
+double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const {
+  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, work.cpu_compute_threads, work.samples};
+  if (!contention.measured()) return work.cpu_compute_cycles_per_thread;
+  return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));
 }
 
 DataParallelWork WorkModel::data_parallel_batch(int samples, int replicas) const {

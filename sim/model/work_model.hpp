@@ -14,6 +14,8 @@
 // nor its CPU work can start before it ends.
 #pragma once
 
+#include <vector>
+
 #include "sim/config/specs.hpp"
 
 namespace edgetwin {
@@ -48,13 +50,12 @@ class WorkModel {
   WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage);
 
   BatchWork batch(int samples) const;
-  // A CPU-only step's cycles per thread when it starts beside `busy_loaders` DataLoader workers
-  // on the CPU: with costs.cpu_step_scaling measured for its thread count, the measured factor
-  // at the most busy cores measured up to busy_loaders, divided back by the share of a core
-  // the engine's fair sharing gives each thread then (step_thread_share), so that the step lasts
-  // the measured time while the contention lasts. Without points: the uncontended cycles, and
-  // the engine's sharing alone slows the step.
-  double cpu_step_cycles_per_thread(const BatchWork& work, int busy_loaders) const;
+  // A CPU-only step's cycles per thread when it starts beside DataLoader workers in their CPU
+  // stage with `worker_cycles_left` each (sim/model/cpu_step_scaling.hpp, step_cycles_beside):
+  // with costs.cpu_step_scaling measured for its thread count, the step runs at its measured
+  // factor for the workers busy in each stretch until the last of them is done. Without points:
+  // the uncontended cycles, and the engine's sharing alone slows the step.
+  double cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const;
   // The step over a link (data_parallel()): the compute curve at the largest share,
   // ceil(samples / replicas), less the update (its roofline time on the device when the model
   // has [model.ops.optimizer], else none: then the replica's step holds it), the update

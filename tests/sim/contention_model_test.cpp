@@ -61,12 +61,28 @@ TEST(CpuStepScaling, AStepAtAnotherThreadCountTakesItsMeasuredTime) {
   EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 0.6 * 2e-3), 1e-9);
 }
 
-TEST(CpuStepScaling, AStepThatStartsBesideABusyWorkerTakesTheBusyFactor) {
+TEST(CpuStepScaling, AStepIsSlowedOnlyWhileAWorkerIsBusy) {
   auto w = one_thread_step();
   w.costs.cpu_step_scaling = {{1, 1, 16, 2.0}};
-  // One worker, prefetch 2: each of steps 0-47 starts as the worker begins batch i + 2 (busy:
-  // 4 ms); steps 48 and 49 find it idle, and busy 0 is not measured (2 ms).
-  EXPECT_NEAR(e2e(w, 1), 16 * 60e-6 + 48 * 4e-3 + 2 * 2e-3, 1e-9);
+  // One worker, prefetch 2: each of steps 0-47 starts as the worker begins batch i + 2. For
+  // its 0.96 ms the step runs at half speed (0.48 ms of its 2 ms done), then alone: 2.48 ms.
+  // Steps 48 and 49 find the worker idle (2 ms).
+  EXPECT_NEAR(e2e(w, 1), 16 * 60e-6 + 48 * 2.48e-3 + 2 * 2e-3, 1e-9);
+}
+
+TEST(CpuStepScaling, StretchesBetweenWorkersFinishingTakeTheirOwnFactors) {
+  const std::vector<StepScalingPoint> points{{1, 1, 16, 2.0}, {1, 2, 16, 3.0}};
+  // One thread on 2 cores; workers with 1 and 4 units left; a step of 3 units.
+  // Beside 2 workers (unit 0-1): factor 3 measured at 2 busy, share 2/3 both measured and in the
+  // engine: wall 3 per unit of work, 1/3 unit done, amount 1/3 x 3 x 2/3 = 2/3.
+  // Beside 1 worker (unit 1-4): factor 2, share 1: wall 2 per unit, 1.5 units, amount 3.
+  // Alone: 3 - 1/3 - 1.5 = 7/6 units at factor 1 (busy 0 not measured), amount 7/6.
+  const StepContention step{points, 2, 1, 16};
+  EXPECT_NEAR(step_cycles_beside(step, 3.0, {4.0, 1.0}), 2.0 / 3 + 3.0 + 7.0 / 6, 1e-12);
+  // More workers than measured: beside 3, the factor of 2 busy and fair sharing for the third.
+  // Per unit: wall 3 x (2/3) / (2/4) = 4, amount 3 x 2/3 = 2; a step of 1 unit within 10.
+  EXPECT_NEAR(step_cycles_beside(step, 1.0, {10.0, 10.0, 10.0}), 2.0, 1e-12);
+  EXPECT_NEAR(step_cycles_beside(step, 3.0, {}), 3.0, 1e-12);  // no worker busy
 }
 
 TEST(CpuStepScaling, TheTrainerLoadingItselfIsNotABusyCore) {
