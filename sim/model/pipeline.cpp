@@ -232,6 +232,7 @@ void Pipeline::worker_try_start(int worker) {
   const auto batch = w.queue.front();
   w.queue.pop_front();
   w.busy = true;
+  w.loading = batch;
   begin_loading(batch, worker);
 }
 
@@ -433,12 +434,28 @@ Pipeline::Token& Pipeline::acquire_token() {
   return *token;
 }
 
-std::vector<double> Pipeline::worker_cycles_left() const {
+// A busy worker's CPU backlog: what is left of the batch it loads (all of its CPU work while
+// it still reads the samples) and the batches queued behind it, which it starts at once. What
+// is left is reckoned at a full core since its CPU stage began: SimGrid's get_remaining() is not
+// to be asked in the middle of the engine's handling of ended actions (it fails on an action
+// that ends at this very time).
+std::vector<double> Pipeline::worker_cycles_left() {
   std::vector<double> left;
+  const double speed = platform_.cpu()->get_speed();
   for (const Worker& w : workers_) {
-    if (w.cpu_stage != nullptr) left.push_back(w.cpu_stage->exec->get_remaining());
+    if (!w.busy) continue;
+    double cycles = loader_cycles(w.loading);
+    if (w.cpu_stage != nullptr) cycles = std::max(0.0, cycles - (now() - w.cpu_stage->started_s) * speed);
+    for (const std::int64_t queued : w.queue) cycles += loader_cycles(queued);
+    left.push_back(cycles);
   }
   return left;
+}
+
+double Pipeline::loader_cycles(std::int64_t index) {
+  if (index < 0 || index >= static_cast<std::int64_t>(batches().size())) return 0;  // beyond a shortened window
+  const BatchWork& work = *batches()[index].work;
+  return work.fetch_cpu_cycles + work.preprocess_cpu_cycles;
 }
 
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,

@@ -89,6 +89,7 @@ class Pipeline {
     std::deque<std::int64_t> queue;
     bool busy = false;
     bool starting = false;
+    std::int64_t loading = -1;         // the batch it loads while busy
     const Token* cpu_stage = nullptr;  // its CPU activity in flight: what a CPU-only step competes with
   };
 
@@ -111,7 +112,8 @@ class Pipeline {
   void on_complete(Token& token);
 
   Token& launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
-  std::vector<double> worker_cycles_left() const;  // of the workers in their CPU stage
+  std::vector<double> worker_cycles_left();  // the busy workers' CPU work still to do
+  double loader_cycles(std::int64_t batch);
   Token& acquire_token();
   std::vector<Batch>& batches() { return batches_[epoch_ % 2]; }
   double now() const;

@@ -64,10 +64,11 @@ TEST(CpuStepScaling, AStepAtAnotherThreadCountTakesItsMeasuredTime) {
 TEST(CpuStepScaling, AStepIsSlowedOnlyWhileAWorkerIsBusy) {
   auto w = one_thread_step();
   w.costs.cpu_step_scaling = {{1, 1, 16, 2.0}};
-  // One worker, prefetch 2: each of steps 0-47 starts as the worker begins batch i + 2. For
-  // its 0.96 ms the step runs at half speed (0.48 ms of its 2 ms done), then alone: 2.48 ms.
-  // Steps 48 and 49 find the worker idle (2 ms).
-  EXPECT_NEAR(e2e(w, 1), 16 * 60e-6 + 48 * 2.48e-3 + 2 * 2e-3, 1e-9);
+  // One worker, prefetch 2. Step 0 starts as the worker begins batch 1 with batch 2 queued:
+  // 1.92 ms of backlog at half speed (0.96 ms of the step done), then alone: 2.96 ms. Steps
+  // 1-47 start as the worker begins batch i + 2 alone: 0.96 ms at half speed, 0.48 ms done,
+  // then 1.52 ms alone: 2.48 ms. Steps 48 and 49 find the worker idle (2 ms).
+  EXPECT_NEAR(e2e(w, 1), 16 * 60e-6 + 2.96e-3 + 47 * 2.48e-3 + 2 * 2e-3, 1e-9);
 }
 
 TEST(CpuStepScaling, StretchesBetweenWorkersFinishingTakeTheirOwnFactors) {
