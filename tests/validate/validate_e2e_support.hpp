@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +96,25 @@ inline double two_thread_slowdown() {
 inline std::string machine_note() {
   return "two busy threads took " + std::to_string(two_thread_slowdown()) +
          "x the time of one here (about 1 on a quiet 2-core machine; about 2 when another user holds a core)";
+}
+
+// The short validation both runners' e2e tests run (validate_short_test,
+// validate_pytorch_short_test): a folder of `files` 64-pixel JPEGs under dir/data, the grey
+// LeNet, each of `workers` at batch 32 x 5 interleaved rounds x 2 epochs, warm cache,
+// calibrated in every round; the report goes to dir/out.
+inline CommandResult run_tiny_jpeg_validation(const std::filesystem::path& dir, int files, const std::string& runner,
+                                              const std::vector<int>& workers) {
+  make_dataset("jpeg-folder", files, 64, dir / "data");
+  run_or_fail(validate_bin() + " export-grey-lenet --out " + quoted(dir / "grey-lenet5.pt"));
+  std::string grid = "[grid]\nrepeats = 5\nepochs = 2\n[defaults]\nbatch_size = 32\ncache = \"warm\"\n";
+  for (const int w : workers) {
+    grid += "[[config]]\nname = \"w" + std::to_string(w) + "-b32\"\nworkers = " + std::to_string(w) + "\n";
+  }
+  write_text(dir / "grid.toml", grid);
+  return run_command(validate_bin() + " --runner " + runner + " --device host-x86-2core --workload lenet-jpeg-folder" +
+                     " --calibrate-each-round --grid " + quoted(dir / "grid.toml") + " --dataset " +
+                     quoted(dir / "data") + " --model " + quoted(dir / "grey-lenet5.pt") + " --out " +
+                     quoted(dir / "out") + " --quiet");
 }
 
 inline void expect_complete_report(const std::filesystem::path& out, std::size_t configs, int epochs, int repeats) {

@@ -23,17 +23,7 @@ using namespace testing;
 
 TEST(ValidateShort, TinyJpegFolderReportIsCompleteAndSane) {
   ScratchDir dir;
-  make_dataset("jpeg-folder", 2000, 64, dir / "data");
-  run_or_fail(validate_bin() + " export-grey-lenet --out " + quoted(dir / "grey-lenet5.pt"));
-  write_text(dir / "grid.toml",
-             "[grid]\nrepeats = 5\nepochs = 2\n[defaults]\nbatch_size = 32\ncache = \"warm\"\n"
-             "[[config]]\nname = \"w0-b32\"\nworkers = 0\n"
-             "[[config]]\nname = \"w1-b32\"\nworkers = 1\n"
-             "[[config]]\nname = \"w2-b32\"\nworkers = 2\n");
-  const auto r = run_command(validate_bin() + " --device host-x86-2core --workload lenet-jpeg-folder --calibrate-each-round" +
-                             " --grid " + quoted(dir / "grid.toml") + " --dataset " +
-                             quoted(dir / "data") + " --model " + quoted(dir / "grey-lenet5.pt") + " --out " +
-                             quoted(dir / "out") + " --quiet");
+  const auto r = run_tiny_jpeg_validation(dir.path(), 2000, "libtorch", {0, 1, 2});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_complete_report(dir / "out", 3, 2, 5);
 
