@@ -70,7 +70,8 @@ double WorkModel::receive_cycles(double samples) const {
 }
 
 double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const {
-  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, work.cpu_compute_threads, work.samples};
+  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, work.cpu_compute_threads,
+                                  static_cast<double>(work.samples)};
   if (!contention.measured()) return work.cpu_compute_cycles_per_thread;
   return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));
 }
