@@ -265,14 +265,14 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
 
 void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
   Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(),
-                        batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles);
+                        batch.work->loader_cpu_cycles());
   if (worker >= 0) workers_[worker].cpu_stage = &token;
 }
 
 void Pipeline::on_loaded(Token& token) {
   Batch& batch = batches()[token.batch];
   const double cpu_s = now() - token.started_s;
-  const double cpu_cycles = batch.work->fetch_cpu_cycles + batch.work->preprocess_cpu_cycles;
+  const double cpu_cycles = batch.work->loader_cpu_cycles();
   // The worker's CPU exec does fetch and preprocess back to back at one rate; split its
   // time by their share of the cycles.
   const double fetch_share = cpu_cycles > 0 ? batch.work->fetch_cpu_cycles / cpu_cycles : 0.0;
@@ -454,8 +454,7 @@ std::vector<double> Pipeline::worker_cycles_left() {
 
 double Pipeline::loader_cycles(std::int64_t index) {
   if (index < 0 || index >= static_cast<std::int64_t>(batches().size())) return 0;  // beyond a shortened window
-  const BatchWork& work = *batches()[index].work;
-  return work.fetch_cpu_cycles + work.preprocess_cpu_cycles;
+  return batches()[index].work->loader_cpu_cycles();
 }
 
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,

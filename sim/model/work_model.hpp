@@ -30,6 +30,7 @@ struct BatchWork {
   double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step, uncontended
   int cpu_compute_threads = 0;
   int samples = 0;
+  double loader_cpu_cycles() const { return fetch_cpu_cycles + preprocess_cpu_cycles; }  // one worker activity
 };
 
 // One data-parallel step (a device with a [link]): the batch scattered over the link, each
