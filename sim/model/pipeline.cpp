@@ -86,18 +86,10 @@ void Pipeline::start_epoch() {
   // A window's last batch is the epoch's last batch (short, without drop_last), so that the
   // window's tail is the epoch's.
   last_batch_size_ = samples_in_epoch - (batches_in_epoch_ - 1) * size;
+  planned_batches_ = count;
   auto& list = batches();
-  list.assign(static_cast<std::size_t>(count), Batch{});
-  for (std::int64_t i = 0; i < count; ++i) {
-    auto& record = list[i].record;
-    record.epoch = epoch_;
-    record.index = i;
-    const auto first = i * size;
-    const auto length = i == count - 1 ? last_batch_size_ : size;
-    record.samples = std::span<const std::int64_t>(order_->data() + first, static_cast<std::size_t>(length));
-    list[i].work = length == size ? &full_batch_work_ : &last_batch_work_;
-    list[i].parallel_work = length == size ? &full_parallel_work_ : &last_parallel_work_;
-  }
+  list.clear();
+  list.reserve(static_cast<std::size_t>(count));
   cycle_ends_.clear();
   steady_from_ = steady_to_ = -1;
   handed_out_ = 0;
@@ -130,50 +122,92 @@ std::int64_t Pipeline::simulated_batches() const {
   return std::min(batches_in_epoch_, window_batches_ + (batches_in_epoch_ - window_batches_) % cycle);
 }
 
-// Three loader cycles alike (to rounding) in length, CPU work and energy: the pipeline is
-// periodic from here on, so the window can end and be extended (sim/report/epoch_recorder.hpp).
-// Time alone is not enough: while workers fill their prefetch queues the trainer can already
-// run at its steady pace. Nor are three cycles alike soon after the start: the watch begins
-// once two prefetch depths of batches are done (without it MobileNetV3 on Xavier NX, 1 worker,
-// batch 32, from the SD card, stopped within its first batches and its epoch's energy came out
-// 0.53 % high, E2E exact; 0.16 % with two depths, 0.0 % with four, which cost the AGX sweep
-// 50 % more CPU). Checked at each cycle's end; the first cycle (start-up) does not count.
+Pipeline::Batch& Pipeline::open_batch(std::int64_t index) {
+  auto& list = batches();
+  while (static_cast<std::int64_t>(list.size()) <= index) {
+    const auto i = static_cast<std::int64_t>(list.size());
+    const std::int64_t size = loader_.batch_size;
+    const auto length = i == planned_batches_ - 1 ? last_batch_size_ : size;
+    Batch& batch = list.emplace_back();
+    batch.record.epoch = epoch_;
+    batch.record.index = i;
+    batch.record.samples = std::span<const std::int64_t>(order_->data() + i * size, static_cast<std::size_t>(length));
+    batch.work = length == size ? &full_batch_work_ : &last_batch_work_;
+    batch.parallel_work = length == size ? &full_parallel_work_ : &last_parallel_work_;
+  }
+  return list[index];
+}
+
+// A loader cycle that ends in the loader state it began in (sim/model/pipeline.hpp,
+// LoaderState), alike the cycle before it (to rounding) in length, CPU work and energy: the
+// pipeline is periodic from its start on, so the window can end and be extended at that
+// cycle's rate (sim/report/epoch_recorder.hpp). The state is what tells a transient apart:
+// while workers fill their prefetch queues the trainer can already run at its steady pace,
+// and while a worker slowly gains on the trainer, cycles are alike in every figure yet not
+// steady (MobileNetV3 on Xavier NX, 1 worker, batch 32, SD card, stopped within its first
+// batches with its epoch's energy 0.53 % high on figures alone). The previous rule, three
+// cycles alike after a delay of two prefetch depths, simulated 41 batches of each AGX sweep
+// member where this one simulates 25 (docs/performance.md). Checked at each cycle's end; the
+// first cycle (start-up) does not count.
 void Pipeline::watch_for_steady_state(std::int64_t finished_batches) {
   const std::int64_t cycle = std::max(1, loader_.workers);
   if (!steady_window_ || steady_to_ >= 0 || finished_batches % cycle != 0) return;
-  if (static_cast<std::int64_t>(batches().size()) >= batches_in_epoch_) return;  // the whole epoch anyway
-  const std::int64_t depth = std::int64_t{loader_.prefetch_factor} * loader_.workers + 1;
-  if (finished_batches < 2 * depth) return;
+  if (planned_batches_ >= batches_in_epoch_) return;  // the whole epoch anyway
   const double energy = energy_ != nullptr ? batches()[finished_batches - 1].record.energy_j : 0.0;
-  cycle_ends_.push_back({now(), cpu_cycles_, energy});
+  cycle_ends_.push_back({now(), cpu_cycles_, energy, loader_state()});
   const std::size_t n = cycle_ends_.size();
-  if (n < 4) return;
+  if (n < 3) return;
+  const double period_s = cycle_ends_[n - 1].time_s - cycle_ends_[n - 2].time_s;
+  if (!same_state(cycle_ends_[n - 1].state, cycle_ends_[n - 2].state, period_s)) return;
   auto alike = [&](double CycleEnd::*figure) {
-    const double a = cycle_ends_[n - 3].*figure - cycle_ends_[n - 4].*figure;
-    const double b = cycle_ends_[n - 2].*figure - cycle_ends_[n - 3].*figure;
-    const double c = cycle_ends_[n - 1].*figure - cycle_ends_[n - 2].*figure;
+    const double a = cycle_ends_[n - 2].*figure - cycle_ends_[n - 3].*figure;
+    const double b = cycle_ends_[n - 1].*figure - cycle_ends_[n - 2].*figure;
     constexpr double kSame = 1e-9;
-    return std::abs(b - a) <= kSame * std::abs(a) && std::abs(c - b) <= kSame * std::abs(b);
+    return std::abs(b - a) <= kSame * std::abs(a);
   };
   if (!alike(&CycleEnd::time_s) || !alike(&CycleEnd::cpu_cycles) || !alike(&CycleEnd::energy_j)) return;
-  steady_from_ = finished_batches - 2 * cycle;
+  steady_from_ = finished_batches - cycle;
   steady_to_ = finished_batches;
+  observer_.on_steady(steady_from_, steady_to_);
   end_window_now();
+}
+
+Pipeline::LoaderState Pipeline::loader_state() {
+  LoaderState state;
+  const auto& list = batches();
+  for (const Worker& w : workers_) {
+    state.counts.push_back(static_cast<std::int64_t>(w.queue.size()) * 8 + (w.starting ? 4 : 0) + (w.busy ? 2 : 0) +
+                           (w.cpu_stage != nullptr ? 1 : 0));
+    if (w.busy) state.ages.push_back(now() - list[static_cast<std::size_t>(w.loading)].record.start_s);
+  }
+  std::int64_t ready = 0;
+  for (auto i = static_cast<std::size_t>(next_to_consume_); i < list.size(); ++i) {
+    if (!list[i].ready) continue;
+    ++ready;
+    state.ages.push_back(now() - list[i].record.ready_s);
+  }
+  state.counts.push_back(ready);
+  return state;
+}
+
+// Ages alike to rounding, relative to the cycle's length.
+bool Pipeline::same_state(const LoaderState& a, const LoaderState& b, double period_s) {
+  if (a.counts != b.counts || a.ages.size() != b.ages.size()) return false;
+  constexpr double kSame = 1e-9;
+  for (std::size_t i = 0; i < a.ages.size(); ++i) {
+    if (std::abs(a.ages[i] - b.ages[i]) > kSame * period_s) return false;
+  }
+  return true;
 }
 
 // The window ends at the first batch not yet handed out that keeps the epoch's place in the
 // loader cycle, and that batch becomes the epoch's last one (see simulated_batches).
 void Pipeline::end_window_now() {
   const std::int64_t cycle = std::max(1, loader_.workers);
-  auto& list = batches();
   std::int64_t end = handed_out_ + 1;
   end += ((batches_in_epoch_ - end) % cycle + cycle) % cycle;
-  if (end >= static_cast<std::int64_t>(list.size())) return;  // no shorter than planned
-  list.resize(static_cast<std::size_t>(end));
-  Batch& last = list.back();
-  last.record.samples = last.record.samples.first(static_cast<std::size_t>(last_batch_size_));
-  last.work = last_batch_size_ == loader_.batch_size ? &full_batch_work_ : &last_batch_work_;
-  last.parallel_work = last_batch_size_ == loader_.batch_size ? &full_parallel_work_ : &last_parallel_work_;
+  if (end >= planned_batches_) return;  // no shorter than planned
+  planned_batches_ = end;  // batch end - 1, not handed out yet, opens as the epoch's last
 }
 
 void Pipeline::finish_epoch() {
@@ -182,7 +216,7 @@ void Pipeline::finish_epoch() {
   record.steady_to = steady_to_;
   record.epoch = epoch_;
   record.batches_in_epoch = batches_in_epoch_;
-  record.batches_simulated = static_cast<std::int64_t>(batches().size());
+  record.batches_simulated = planned_batches_;
   record.start_s = epoch_start_s_;
   record.end_s = now();
   record.cpu_busy_core_s = cpu_cycles_ / platform_.cpu()->get_speed();
@@ -216,12 +250,12 @@ void Pipeline::finish_epoch() {
 // ---- workers ------------------------------------------------------------------------
 
 void Pipeline::dispatch(std::int64_t batch) {
-  auto& list = batches();
-  if (batch >= static_cast<std::int64_t>(list.size())) return;
+  if (batch >= planned_batches_) return;
   handed_out_ = std::max(handed_out_, batch + 1);
   const int worker = static_cast<int>(batch % loader_.workers);
-  list[batch].record.worker = worker;
-  list[batch].record.dispatched_s = now();
+  BatchRecord& record = open_batch(batch).record;
+  record.worker = worker;
+  record.dispatched_s = now();
   workers_[worker].queue.push_back(batch);
   worker_try_start(worker);
 }
@@ -239,7 +273,7 @@ void Pipeline::worker_try_start(int worker) {
 // Reads every sample of the batch: misses from storage first, then hits from memory, then
 // the CPU part. Cache state is decided when the read starts, as the kernel would.
 void Pipeline::begin_loading(std::int64_t index, int worker) {
-  Batch& batch = batches()[index];
+  Batch& batch = open_batch(index);  // with num_workers = 0 nothing hands the index out first
   BatchRecord& record = batch.record;
   record.start_s = now();
   if (worker < 0) {
@@ -294,7 +328,7 @@ void Pipeline::on_loaded(Token& token) {
 
 void Pipeline::trainer_try_consume() {
   auto& list = batches();
-  if (trainer_busy_ || next_to_consume_ >= static_cast<std::int64_t>(list.size())) return;
+  if (trainer_busy_ || next_to_consume_ >= static_cast<std::int64_t>(list.size())) return;  // not handed out yet
   if (list[next_to_consume_].ready) consume(next_to_consume_);
 }
 
@@ -375,7 +409,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
   trainer_idle_since_s_ = now();
   ++next_to_consume_;
   watch_for_steady_state(next_to_consume_);
-  if (next_to_consume_ == static_cast<std::int64_t>(batches().size())) {
+  if (next_to_consume_ == planned_batches_) {
     finish_epoch();
   } else if (workers_.empty()) {
     begin_loading(next_to_consume_, -1);
@@ -453,7 +487,7 @@ std::vector<double> Pipeline::worker_cycles_left() {
 }
 
 double Pipeline::loader_cycles(std::int64_t index) {
-  if (index < 0 || index >= static_cast<std::int64_t>(batches().size())) return 0;  // beyond a shortened window
+  if (index < 0 || index >= planned_batches_) return 0;  // beyond a shortened window
   return batches()[index].work->loader_cpu_cycles();
 }
 

@@ -93,10 +93,21 @@ class Pipeline {
     const Token* cpu_stage = nullptr;  // its CPU activity in flight: what a CPU-only step competes with
   };
 
+  // What the loader is doing at a cycle's end: per worker whether it starts, loads, is in
+  // its CPU stage, and how many batches it has queued (`counts`, then the batches ready ahead
+  // of the trainer); and how long ago each batch in hand began loading and each ready batch
+  // became ready (`ages`). In a periodic pipeline both repeat at every cycle's end.
+  struct LoaderState {
+    std::vector<std::int64_t> counts;
+    std::vector<double> ages;
+  };
+
   void start_run(int epochs, std::int64_t steps, std::function<void()> done);
   void start_epoch();
   std::int64_t simulated_batches() const;
   void watch_for_steady_state(std::int64_t finished_batches);
+  LoaderState loader_state();
+  static bool same_state(const LoaderState& a, const LoaderState& b, double period_s);
   void end_window_now();
   void finish_epoch();
   void dispatch(std::int64_t batch);
@@ -115,7 +126,8 @@ class Pipeline {
   std::vector<double> worker_cycles_left();  // the busy workers' CPU work still to do
   double loader_cycles(std::int64_t batch);
   Token& acquire_token();
-  std::vector<Batch>& batches() { return batches_[epoch_ % 2]; }
+  std::vector<Batch>& batches() { return batches_[epoch_ % 2]; }  // those opened so far
+  Batch& open_batch(std::int64_t index);
   double now() const;
 
   const Platform& platform_;
@@ -134,6 +146,7 @@ class Pipeline {
     double time_s = 0;
     double cpu_cycles = 0;
     double energy_j = 0;
+    LoaderState state;
   };
   std::vector<CycleEnd> cycle_ends_;
   std::int64_t steady_from_ = -1;
@@ -175,8 +188,13 @@ class Pipeline {
   DataParallelWork full_parallel_work_;
   DataParallelWork last_parallel_work_;
   // Two epochs' batch records: the next epoch starts inside the completion callback of the
-  // last step of the previous one, whose records must stay valid until it returns.
+  // last step of the previous one, whose records must stay valid until it returns. A batch's
+  // record is opened when its index is handed out, in order, into room reserved for the
+  // epoch's simulated batches (no reallocation: references stay valid). A window that turns
+  // steady early so writes only the records it simulates: a sweep's forked children fault in
+  // no pages for the rest (docs/performance.md).
   std::vector<Batch> batches_[2];
+  std::int64_t planned_batches_ = 0;  // the epoch's batches to simulate (cut when the window ends)
   std::vector<Worker> workers_;
   std::int64_t next_to_consume_ = 0;
   bool trainer_busy_ = false;

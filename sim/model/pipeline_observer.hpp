@@ -69,6 +69,13 @@ class PipelineObserver {
   virtual ~PipelineObserver() = default;
   virtual void on_epoch_start(const EpochStart& start) { (void)start; }
   virtual void on_batch_done(const BatchRecord& batch) = 0;
+  // A window found steady: right after batch to_batch - 1 was done, the pipeline found batches
+  // [from_batch, to_batch) to be whole loader cycles of equal length (EpochRecord::steady_*); the
+  // window then ends after its tail. Observers that wrap others must pass it on.
+  virtual void on_steady(std::int64_t from_batch, std::int64_t to_batch) {
+    (void)from_batch;
+    (void)to_batch;
+  }
   virtual void on_epoch_end(const EpochRecord& epoch) = 0;
 };
 

@@ -45,7 +45,7 @@ void add_link_routes(simgrid::s4u::NetZone* zone, const LinkSpec& link, const st
 }  // namespace
 
 Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
-                   const std::string& instance, bool pstate_per_step, int accelerators) {
+                   const std::string& instance, bool pstate_per_step, int accelerators, bool reads_data) {
   const std::string prefix = instance.empty() ? "" : instance + "/";
   // No links: nothing travels between a device's hosts, so no routing: an empty zone of its
   // own when alone, else its hosts go straight into the parent (one zone fewer to build and
@@ -64,7 +64,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     const PowerModel power(device, storage, pstate_per_step);
     auto host = [&](const std::string& name, const HostPower& p, int cores) {
       auto* h = zone->create_host(prefix + name, p.speeds)->set_core_count(cores);
-      h->set_property("wattage_per_state", p.wattage)->set_property("wattage_off", "0");
+      h->set_property("wattage_per_state", p.wattage);  // wattage_off: SimGrid's default, 0
       // The zone's seal seals its hosts, and every seal builds the host's energy account anew
       // (parsing its wattage: 7 % of a sweep member's instructions each time), so a host is
       // sealed here only when set_pstate needs it (docs/simgrid.md, pitfall 15).
@@ -73,8 +73,15 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     };
     cpu_ = host("cpu", power.cpu(), device.cpu.cores);
     for (int i = 0; i < gpu_count; ++i) gpus_.push_back(host(gpu_name(device, i), power.gpu(), 1));
-    memory_ = host("memory", power.memory(), 1);
-    storage_ = host("storage:" + storage.name, power.storage(), 1);
+    if (reads_data) {
+      memory_ = host("memory", power.memory(), 1);
+      storage_ = host("storage:" + storage.name, power.storage(), 1);
+    } else {
+      // Building a host and its energy account is about 20,000 instructions (the plugin parses
+      // its wattage), for two hosts that would only ever draw their idle power.
+      unbuilt_hosts_w_ = power.memory().idle_w + power.storage().idle_w;
+      built_at_s_ = simgrid::s4u::Engine::get_clock();
+    }
     has_energy_ = true;
     // The model's base counts one accelerator idle; the others idle too.
     base_power_w_ = power.base_power_w() + std::max(0, gpu_count - 1) * device.power->gpu_idle_w;
@@ -87,8 +94,10 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
   } else {
     cpu_ = zone->create_host(prefix + "cpu", device.cpu.freq_hz)->set_core_count(device.cpu.cores);
     for (int i = 0; i < gpu_count; ++i) gpus_.push_back(zone->create_host(prefix + gpu_name(device, i), device.gpu->freq_hz));
-    memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s);
-    storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s);
+    if (reads_data) {
+      memory_ = zone->create_host(prefix + "memory", device.memory.bandwidth_bytes_per_s);
+      storage_ = zone->create_host(prefix + "storage:" + storage.name, storage.read_bw_bytes_per_s);
+    }
   }
   if (!gpus_.empty()) gpu_ = gpus_.front();
   if (has_link_) add_link_routes(zone, *device.link, prefix, cpu_, gpus_);
@@ -99,7 +108,7 @@ void Platform::enable_energy_accounting() { sg_host_energy_plugin_init(); }
 
 double Platform::consumed_energy_j() const {
   if (!has_energy()) return 0;
-  double total = 0;
+  double total = unbuilt_hosts_w_ * (simgrid::s4u::Engine::get_clock() - built_at_s_);
   for (const auto* host : {cpu_, memory_, storage_})
     if (host != nullptr) total += sg_host_get_consumed_energy(host);
   for (const auto* host : gpus_) total += sg_host_get_consumed_energy(host);

@@ -35,15 +35,18 @@ class Platform {
   // A device alone in the engine, or one of several: then its hosts go into `parent` (sealed
   // by the caller once every device is in) and `instance` makes their names unique.
   Platform(const DeviceSpec& device, const StorageSpec& storage);
+  // reads_data = false (a dataset held in RAM): nothing ever runs on the memory and storage
+  // hosts, so they are not built (memory() and storage() are nullptr) and their idle power is
+  // billed by consumed_energy_j instead.
   Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid::s4u::NetZone* parent,
-           const std::string& instance, bool pstate_per_step = true, int accelerators = 1);
+           const std::string& instance, bool pstate_per_step = true, int accelerators = 1, bool reads_data = true);
 
   simgrid::s4u::Host* cpu() const { return cpu_; }
   simgrid::s4u::Host* gpu() const { return gpu_; }  // nullptr on CPU-only devices; the first of gpus()
   const std::vector<simgrid::s4u::Host*>& gpus() const { return gpus_; }
   bool has_link() const { return has_link_; }  // the CPU and the accelerators are routed over links
-  simgrid::s4u::Host* memory() const { return memory_; }
-  simgrid::s4u::Host* storage() const { return storage_; }
+  simgrid::s4u::Host* memory() const { return memory_; }    // nullptr without reads_data
+  simgrid::s4u::Host* storage() const { return storage_; }  // nullptr without reads_data
 
   // Energy (SimGrid's host energy plugin, enabled by enable_energy_accounting before any
   // platform exists): only for devices with a [power] table.
@@ -67,6 +70,8 @@ class Platform {
   simgrid::s4u::Host* memory_ = nullptr;
   simgrid::s4u::Host* storage_ = nullptr;
   bool has_energy_ = false;
+  double unbuilt_hosts_w_ = 0;  // the idle power of the hosts reads_data = false leaves out
+  double built_at_s_ = 0;
   double base_power_w_ = 0;
   double gpu_busy_extra_w_ = 0;
   double dvfs_idle_saving_w_ = 0;

@@ -54,6 +54,7 @@ HostPower PowerModel::cpu() const {
     states.push_back(state(cores * power_.cpu_core_idle_w,
                            cores * scaled(power_.cpu_core_idle_w, power_.cpu_core_max_w, f, maxima_.cpu_hz)));
   host.wattage = join_states(states);
+  host.idle_w = cores * power_.cpu_core_idle_w;
   return host;
 }
 
@@ -63,6 +64,7 @@ HostPower PowerModel::gpu() const {
   for (const double f : host.speeds)
     states.push_back(state(power_.gpu_idle_w, scaled(power_.gpu_idle_w, power_.gpu_max_w, f, maxima_.gpu_hz)));
   host.wattage = join_states(states);
+  host.idle_w = power_.gpu_idle_w;
   return host;
 }
 
@@ -75,16 +77,18 @@ HostPower PowerModel::memory() const {
   std::vector<std::string> states;
   // The board's constant power rides on the memory host, constant too: one host fewer per
   // device to build (sweeps build tens of thousands).
-  for (const double speed : host.speeds) {
+  for (std::size_t i = 0; i < host.speeds.size(); ++i) {
+    const double speed = host.speeds[i];
     const double dram_w = emc > 0 ? power_.emc_max_w * (speed / bytes_per_hz) / maxima_.emc_hz : power_.emc_max_w;
     states.push_back(state(dram_w + power_.board_w, dram_w + power_.board_w));
+    if (static_cast<int>(i) == host.pstate) host.idle_w = dram_w + power_.board_w;
   }
   host.wattage = join_states(states);
   return host;
 }
 
 HostPower PowerModel::storage() const {
-  return {{storage_.read_bw_bytes_per_s}, state(0.0, storage_.active_power_w), 0};
+  return {{storage_.read_bw_bytes_per_s}, state(0.0, storage_.active_power_w), 0, 0.0};
 }
 
 

@@ -19,11 +19,13 @@ struct HostPower {
   std::vector<double> speeds;  // one per pstate, in the host's work unit per second
   std::string wattage;         // SimGrid "wattage_per_state": "idle:idle:busy, ..." per pstate
   int pstate = 0;              // the pstate of this run's clock
+  double idle_w = 0;           // at that pstate, running nothing
 };
 
 class PowerModel {
  public:
-  // pstate_per_step = false: each host gets only the pstate of the run's clock.
+  // pstate_per_step = false: each host gets only the pstate of the run's clock. The model
+  // keeps references: it must not outlive `device` and `storage`.
   PowerModel(const DeviceSpec& device, const StorageSpec& storage, bool pstate_per_step = true);
 
   HostPower cpu() const;
@@ -37,8 +39,8 @@ class PowerModel {
   double scaled(double idle_w, double max_w, double f_hz, double max_hz) const;
   std::vector<double> steps(const std::vector<double>& all) const;
 
-  DeviceSpec device_;
-  StorageSpec storage_;
+  const DeviceSpec& device_;
+  const StorageSpec& storage_;
   PowerSpec power_;
   OperatingPoint maxima_;
   bool pstate_per_step_;

@@ -13,6 +13,7 @@
 #include "sim/model/engine_session.hpp"
 #include "sim/model/engine_timer.hpp"
 #include "sim/model/fleet_network.hpp"
+#include "sim/model/sampler.hpp"
 #include "sim/model/training_device.hpp"
 #include "sim/model/work_model.hpp"
 #include "sim/report/epoch_recorder.hpp"
@@ -56,6 +57,7 @@ class TaskObserver final : public PipelineObserver {
     recorder.on_epoch_start(start);
   }
   void on_batch_done(const BatchRecord& batch) override { recorder.on_batch_done(batch); }
+  void on_steady(std::int64_t from_batch, std::int64_t to_batch) override { recorder.on_steady(from_batch, to_batch); }
   void on_epoch_end(const EpochRecord& epoch) override { recorder.on_epoch_end(epoch); }
   void new_task() { started_ = false; }
 
@@ -69,7 +71,8 @@ class TaskObserver final : public PipelineObserver {
 // A device whose pipeline trains in the engine.
 struct Trainer {
   Trainer(const RoundDevice& spec, sg4::NetZone* root, std::size_t index)
-      : sampler(spec.workload.dataset.samples, spec.run.loader.shuffle, spec.run.seed),
+      : sampler(spec.workload.dataset.samples, spec.run.loader.shuffle && order_matters(spec.workload.dataset),
+                spec.run.seed),
         trainer(spec.device, storage_of(spec), spec.workload, spec.run,
                 page_cache_capacity_bytes(spec.device, spec.workload, spec.run.loader), sampler, observer, root,
                 "d" + std::to_string(index)) {}

@@ -6,6 +6,8 @@
 
 namespace edgetwin {
 
+bool order_matters(const DatasetSpec& dataset) { return dataset.layout != DatasetLayout::in_ram; }
+
 Sampler::Sampler(std::int64_t samples, bool shuffle, std::uint64_t seed, bool shared)
     : samples_(samples), shuffle_(shuffle), seed_(seed), shared_(shared) {}
 

@@ -33,6 +33,9 @@ class ObserverFanout : public PipelineObserver {
   void on_batch_done(const BatchRecord& batch) override {
     for (auto* o : observers_) o->on_batch_done(batch);
   }
+  void on_steady(std::int64_t from_batch, std::int64_t to_batch) override {
+    for (auto* o : observers_) o->on_steady(from_batch, to_batch);
+  }
   void on_epoch_end(const EpochRecord& epoch) override {
     for (auto* o : observers_) o->on_epoch_end(epoch);
   }
@@ -42,6 +45,20 @@ class ObserverFanout : public PipelineObserver {
 };
 
 }  // namespace
+
+// Kept with the Simulation rather than torn down when run() returns: a sweep's child, which
+// exits right after, then need not tear down its chunk (sim/app/member_chunks.cpp).
+struct Simulation::Engine {
+  explicit Engine(bool energy) : session(energy) {}
+  EngineSession session;
+  // Members reading the same dataset in the same order share one sampler (and its memory).
+  std::map<std::tuple<std::int64_t, bool, std::uint64_t>, Sampler> samplers;
+  std::deque<ObserverFanout> fanouts;
+  std::deque<TrainingDevice> devices;
+};
+
+Simulation::Simulation() = default;
+Simulation::~Simulation() = default;
 
 Simulation::Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run) {
   add_member(std::move(device), std::move(workload), std::move(run));
@@ -92,19 +109,16 @@ void Simulation::check_model_inputs(const Member& m) {
 void Simulation::run() {
   bool energy = false;
   for (const auto& m : members_) energy = energy || m.device.power.has_value();
-  EngineSession session(energy);
+  engine_ = std::make_unique<Engine>(energy);
+  auto& [session, samplers, fanouts, devices] = *engine_;
 
   // A lone member's zone is the root; several members each get a zone under a common root.
   simgrid::s4u::NetZone* root = members_.size() > 1 ? simgrid::s4u::create_empty_zone("members") : nullptr;
-  // Members reading the same dataset in the same order share one sampler (and its memory).
-  std::map<std::tuple<std::int64_t, bool, std::uint64_t>, Sampler> samplers;
-  std::deque<ObserverFanout> fanouts;
-  std::deque<TrainingDevice> devices;
   for (std::size_t i = 0; i < members_.size(); ++i) {
     const Member& m = members_[i];
-    const auto key = std::make_tuple(m.workload.dataset.samples, m.run.loader.shuffle, m.run.seed);
-    auto [it, fresh] = samplers.try_emplace(key, m.workload.dataset.samples, m.run.loader.shuffle, m.run.seed,
-                                            members_.size() > 1);
+    const bool shuffle = m.run.loader.shuffle && order_matters(m.workload.dataset);
+    const auto key = std::make_tuple(m.workload.dataset.samples, shuffle, m.run.seed);
+    auto [it, fresh] = samplers.try_emplace(key, m.workload.dataset.samples, shuffle, m.run.seed, members_.size() > 1);
     fanouts.emplace_back(m.observers);
     devices.emplace_back(m.device, storage(i), m.workload, m.run, m.cache_capacity_bytes, it->second, fanouts.back(),
                          root, root == nullptr ? std::string() : fmt::format("m{}", i));

@@ -7,10 +7,11 @@
 // simulated. run() builds the engine and every member's platform, starts
 // every member at t = 0, simulates every epoch and reports through each member's observers.
 // SimGrid allows one engine per process: run() may be called once per process (a second
-// call throws).
+// call throws). The engine and the members' devices stay until the Simulation is destroyed.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "sim/config/specs.hpp"
@@ -20,8 +21,9 @@ namespace edgetwin {
 
 class Simulation {
  public:
-  Simulation() = default;
+  Simulation();
   Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run);  // one member
+  ~Simulation();
 
   std::size_t add_member(DeviceSpec device, WorkloadSpec workload, RunConfig run);
   void add_observer(PipelineObserver& observer) { add_observer(0, observer); }
@@ -44,6 +46,8 @@ class Simulation {
   static void check_model_inputs(const Member& member);
 
   std::vector<Member> members_;
+  struct Engine;  // what run() builds
+  std::unique_ptr<Engine> engine_;
 };
 
 }  // namespace edgetwin

@@ -6,7 +6,8 @@ TrainingDevice::TrainingDevice(const DeviceSpec& device, const StorageSpec& stor
                                const RunConfig& run, double cache_capacity_bytes, Sampler& sampler,
                                PipelineObserver& observer, simgrid::s4u::NetZone* zone_parent,
                                const std::string& instance)
-    : platform_(device, storage, zone_parent, instance, run.pstate_per_step, run.accelerators),
+    : platform_(device, storage, zone_parent, instance, run.pstate_per_step, run.accelerators,
+                workload.dataset.layout != DatasetLayout::in_ram),
       work_(device, workload, storage) {
   if (platform_.has_energy()) energy_ = std::make_unique<EnergyMeter>(platform_, run.dvfs);
   if (workload.dataset.layout == DatasetLayout::file_per_sample) {

@@ -38,7 +38,8 @@ void EpochRecorder::on_epoch_start(const EpochStart& start) {
   const bool extended = window < start.batches_in_epoch && window >= 4;
   windowed_ = window < start.batches_in_epoch;
   cycle_ = start.batches_per_cycle;
-  cycles_.clear();
+  last_cycles_.fill(Snapshot{});
+  steady_to_ = -1;
   // Whole loader cycles: with w workers the pipeline repeats every w batches (batch i goes to
   // worker i mod w), so a span of a fraction of a cycle would weigh some workers' batches twice.
   const std::int64_t cycle = start.batches_per_cycle;
@@ -54,7 +55,12 @@ void EpochRecorder::on_batch_done(const BatchRecord& batch) {
     else terms_[t.slot] = value;
   }
   samples_ += static_cast<std::int64_t>(batch.samples.size());
-  if (windowed_ && (batch.index + 1) % cycle_ == 0) cycles_.push_back({batch.index + 1, samples_, terms_});
+  if (windowed_ && steady_to_ < 0 && (batch.index + 1) % cycle_ == 0) {
+    Snapshot& slot = last_cycles_[static_cast<std::size_t>((batch.index + 1) / cycle_) % last_cycles_.size()];
+    slot.batches = batch.index + 1;
+    slot.samples = samples_;
+    slot.terms = terms_;
+  }
   if (batch.index + 1 == from_) {
     at_from_ = terms_;
     samples_at_from_ = samples_;
@@ -75,7 +81,8 @@ const std::vector<EpochStats>& EpochRecorder::epochs() const {
 
 // Checked here, reported by epochs(): this runs inside the engine, where nothing may throw.
 void EpochRecorder::on_epoch_end(const EpochRecord& epoch) {
-  if (epoch.steady_to > 0) use_steady_span(epoch.steady_from, epoch.steady_to);
+  if (epoch.steady_to > 0 && epoch.steady_to != steady_to_)
+    broken_figures_ += "the steady span of the epoch never reached the recorder (an observer did not pass on_steady on)\n";
   record(epoch);
   broken_figures_ += check_figures(epochs_.back());
 }
@@ -92,20 +99,30 @@ void EpochRecorder::record(const EpochRecord& epoch) {
   epochs_.push_back(finish(epoch, extended, true, static_cast<double>(samples_in_epoch_) / static_cast<double>(samples_)));
 }
 
-// A window that ended once steady: its span is the pipeline's, the snapshots at its ends.
-void EpochRecorder::use_steady_span(std::int64_t from, std::int64_t to) {
-  for (const Snapshot& c : cycles_) {
+// The span's ends are among the last three cycles' snapshots: the window is extended at its
+// rate from there (the class comment).
+void EpochRecorder::on_steady(std::int64_t from, std::int64_t to) {
+  bool found_from = false;
+  bool found_to = false;
+  for (const Snapshot& c : last_cycles_) {
     if (c.batches == from) {
       at_from_ = c.terms;
       samples_at_from_ = c.samples;
+      found_from = true;
     }
     if (c.batches == to) {
       at_to_ = c.terms;
       samples_at_to_ = c.samples;
+      found_to = true;
     }
+  }
+  if (!found_from || !found_to) {
+    broken_figures_ += "a steady span that does not end at the last loader cycles\n";
+    return;
   }
   from_ = from;
   to_ = to;
+  steady_to_ = to;
 }
 
 EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const {

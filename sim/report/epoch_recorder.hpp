@@ -34,6 +34,7 @@ class EpochRecorder : public PipelineObserver {
  public:
   void on_epoch_start(const EpochStart& start) override;
   void on_batch_done(const BatchRecord& batch) override;
+  void on_steady(std::int64_t from_batch, std::int64_t to_batch) override;
   void on_epoch_end(const EpochRecord& epoch) override;
   // The epochs so far; throws std::logic_error when a figure broke its Valid
   // (sim/report/epoch_metrics.hpp): a defect of the model, never to be printed.
@@ -45,16 +46,17 @@ class EpochRecorder : public PipelineObserver {
 
   void record(const EpochRecord& epoch);
   EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
-  void use_steady_span(std::int64_t from, std::int64_t to);
 
   double epoch_start_s_ = 0;
-  // Terms and samples after each whole loader cycle, for a window that ends once steady.
+  // Terms and samples after each of the last three whole loader cycles (a steady span is two
+  // cycles, found at a cycle's end), for a window that ends once steady.
   struct Snapshot {
     std::int64_t batches = 0;
     std::int64_t samples = 0;
     Terms terms{};
   };
-  std::vector<Snapshot> cycles_;
+  std::array<Snapshot, 3> last_cycles_{};
+  std::int64_t steady_to_ = -1;  // the span on_steady gave this epoch; -1: none
   std::int64_t cycle_ = 1;
   bool windowed_ = false;
   std::int64_t from_ = -1;  // the window's middle half, [from_, to_) in batches; -1: not extended

@@ -358,6 +358,55 @@ TEST(Energy, DevicesWithoutPowerDataReportNone) {
   EXPECT_DOUBLE_EQ(r.epochs[0].energy_j, 0.0);
 }
 
+// A window that ends once steady (sweeps) against the whole epoch. One worker, prefetch 2, an
+// in-RAM dataset, loading a batch at `load_share` of the step's time: the worker is ahead at
+// first and runs back to back, gaining on the trainer each batch, until the prefetch bound
+// holds it; only then is the pipeline periodic. Every cycle (one batch) meanwhile is alike in
+// length, CPU work and energy, so only the loader's state tells the transient apart.
+struct SteadyWindow {
+  EpochStats window;
+  EpochStats whole;
+  std::size_t batches_simulated = 0;
+};
+
+SteadyWindow steady_window_against_whole_epoch(double load_share) {
+  auto device = gpu_device();
+  device.power = test_power();
+  auto workload = in_ram_workload(16 * 1000, 16);
+  workload.costs.compute = ComputeCurve{{1.0, 16.0, 64.0}, {1e-3, 2e-3, 5e-3}};
+  workload.costs.preprocess_cpu_s_per_sample = load_share * 2e-3 / 16 - workload.costs.fetch_cpu_s_per_sample;
+  RunConfig run = run_with(1, 2, 16, 1);
+  const RunResult whole = simulate(device, workload, run);
+  run.window_batches = 200;
+  run.steady_window = true;
+  const RunResult window = simulate(device, workload, run, true);
+  expect_clean(whole);
+  expect_clean(window);
+  const auto rows = static_cast<std::size_t>(std::count(window.trace_csv.begin(), window.trace_csv.end(), '\n'));
+  return {window.epochs.at(0), whole.epochs.at(0), rows - 1};  // less the header
+}
+
+TEST(SteadyWindow, EndsOnlyOnceTheLoaderSettlesAndThenExtendsExactly) {
+  // Loading at 85 % of the step: the worker gains 0.3 ms a batch on a 2 ms step until the
+  // prefetch bound holds it, from batch 8 on; the watch then needs three like cycles more.
+  const SteadyWindow r = steady_window_against_whole_epoch(0.85);
+  EXPECT_GT(r.batches_simulated, 10u);
+  EXPECT_LT(r.batches_simulated, 40u);  // then steady within a few cycles, not the 200 planned
+  EXPECT_NEAR(r.window.e2e_s, r.whole.e2e_s, 1e-9 * r.whole.e2e_s);
+  EXPECT_NEAR(r.window.stall_s, r.whole.stall_s, 1e-9 * r.whole.e2e_s);
+  EXPECT_NEAR(r.window.energy_j, r.whole.energy_j, 1e-9 * r.whole.energy_j);
+  EXPECT_NEAR(r.window.cpu_util, r.whole.cpu_util, 1e-9);
+}
+
+TEST(SteadyWindow, ALoaderBoundPipelineIsSteadyAtOnce) {
+  // Loading at twice the step: the trainer waits for every batch from the first; nothing
+  // settles, so the window ends after the first cycles the watch can compare and its tail.
+  const SteadyWindow r = steady_window_against_whole_epoch(2.0);
+  EXPECT_LE(r.batches_simulated, 10u);
+  EXPECT_NEAR(r.window.e2e_s, r.whole.e2e_s, 1e-9 * r.whole.e2e_s);
+  EXPECT_NEAR(r.window.energy_j, r.whole.energy_j, 1e-9 * r.whole.energy_j);
+}
+
 }  // namespace
 }  // namespace edgetwin::test
 

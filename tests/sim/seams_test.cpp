@@ -44,6 +44,7 @@ class Recording : public PipelineObserver {
     recorder_.on_batch_done(batch);
     invariants_.on_batch_done(batch);
   }
+  void on_steady(std::int64_t from_batch, std::int64_t to_batch) override { recorder_.on_steady(from_batch, to_batch); }
   void on_epoch_end(const EpochRecord& epoch) override {
     recorder_.on_epoch_end(epoch);
     invariants_.on_epoch_end(epoch);
