@@ -26,6 +26,8 @@ class EnergyMeter {
   double tick(double now_s);  // returns the energy since the epoch began
   // Energy the engine counted that the device did not draw (see Pipeline::start_step).
   void discount(double joules) { discount_j_ += joules; }
+  // Energy of work billed by hand, on no host's account (Pipeline's accelerator steps).
+  void bill(double joules) { billed_j_ += joules; }
   EpochEnergy finish_epoch(double now_s);
 
  private:
@@ -40,8 +42,9 @@ class EnergyMeter {
   double window_start_j_ = 0;
   double peak_w_ = 0;
   double discount_j_ = 0;
+  double billed_j_ = 0;
 
-  double energy_j() const { return platform_.consumed_energy_j() - discount_j_; }
+  double energy_j() const { return platform_.consumed_energy_j() + billed_j_ - discount_j_; }
 };
 
 }  // namespace edgetwin

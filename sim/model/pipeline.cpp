@@ -8,6 +8,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/model/engine_timer.hpp"
+
 namespace edgetwin {
 
 namespace sg4 = simgrid::s4u;
@@ -363,8 +365,7 @@ void Pipeline::start_step(std::int64_t index) {
     // taken back out.
     if (energy_ != nullptr) energy_->discount(batch.before_step_s * platform_.gpu_busy_extra_w());
     batch.pending_steps = 2;
-    launch(Stage::gpu_step, index, -1, platform_.gpu(),
-           batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed());
+    start_gpu_step(index, batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed());
     launch(Stage::launch, index, -1, platform_.cpu(),
            batch.work->launch_cpu_cycles + batch.before_step_s * platform_.cpu()->get_speed());
   } else {
@@ -374,6 +375,22 @@ void Pipeline::start_step(std::int64_t index) {
                batch.before_step_s * platform_.cpu()->get_speed(),
            batch.work->cpu_compute_threads);
   }
+}
+
+// A single accelerator runs the trainer's steps one at a time and nothing else, so its step
+// needs no solver: it ends `cycles` at the GPU's clock later, a timer. Its busy power (beyond
+// the idle the engine bills the GPU host) is billed by hand. An exec on the GPU host was a
+// third of a sweep member's activities (docs/performance.md). Over a link, the replicas are
+// execs of DataParallelStep.
+void Pipeline::start_gpu_step(std::int64_t index, double cycles) {
+  const double started_s = now();
+  const double busy_s = cycles / platform_.gpu()->get_speed();
+  call_at(started_s + busy_s, [this, index, started_s, busy_s] {
+    if (energy_ != nullptr) energy_->bill(busy_s * platform_.gpu_busy_extra_w());
+    Batch& batch = batches()[index];
+    batch.record.gpu_busy_s = now() - started_s - batch.before_step_s;
+    on_step_part_done(index);
+  });
 }
 
 // Over a link the receive, the scatter, the replicas, the all-reduce and the update are
@@ -449,10 +466,6 @@ void Pipeline::on_complete(Token& token) {
     }
     case Stage::worker_cpu:
       on_loaded(token);
-      break;
-    case Stage::gpu_step:
-      batches()[token.batch].record.gpu_busy_s = now() - token.started_s - batches()[token.batch].before_step_s;
-      on_step_part_done(token.batch);
       break;
     case Stage::launch:
     case Stage::cpu_step:

@@ -66,7 +66,7 @@ class Pipeline {
   std::int64_t steps_done() const { return steps_done_; }
 
  private:
-  enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, gpu_step, launch, cpu_step };
+  enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, launch, cpu_step };
   struct Token final : ActivityCompletion {
     Pipeline* owner = nullptr;
     Stage stage = Stage::worker_startup;
@@ -118,6 +118,7 @@ class Pipeline {
   void trainer_try_consume();
   void consume(std::int64_t batch);
   void start_step(std::int64_t batch);
+  void start_gpu_step(std::int64_t batch, double cycles);
   void start_parallel_step(std::int64_t batch);
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
