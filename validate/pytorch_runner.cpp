@@ -141,13 +141,38 @@ PytorchSummary read_pytorch_summary(const std::filesystem::path& file, int epoch
   return summary;
 }
 
+namespace {
+
+// What a script killed before it could clean up leaves of `file`: the trace module's
+// `<file>.partial` (python/edgetwin_trace.py) and the summary's `<file>.tmp-PID`
+// (validate/pytorch_train.py). A SIGKILL leaves them; the next run of the point removes them.
+void remove_leftovers(const std::filesystem::path& file) {
+  if (file.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove(file.string() + ".partial", ignored);
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : ".";
+  const std::string temporary = file.filename().string() + ".tmp-";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ignored)) {
+    if (entry.path().filename().string().starts_with(temporary)) std::filesystem::remove(entry.path(), ignored);
+  }
+}
+
+}  // namespace
+
 PytorchSummary run_pytorch(const PythonRunner& runner, const PytorchRun& run) {
   for (const auto& file : {run.summary_json, run.trace_csv}) {
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
   }
   std::filesystem::remove(run.summary_json);  // an earlier run's summary must not stand in for this one
+  const auto clean_up = [&run] {
+    for (const auto& file : {run.summary_json, run.trace_csv, run.step_scaling_csv}) remove_leftovers(file);
+  };
+  clean_up();
   const ProgramOutput out = run_program(pytorch_command_line(runner, run), run.spec.cpus);
-  if (!out.exited_with(0)) throw_failure(runner, out);
+  if (!out.exited_with(0)) {
+    clean_up();
+    throw_failure(runner, out);
+  }
   return read_pytorch_summary(run.summary_json, run.spec.epochs);
 }
 

@@ -54,6 +54,8 @@ struct PytorchSummary {
 
 PytorchSummary read_pytorch_summary(const std::filesystem::path& file, int epochs);
 
+// Runs the script on the run's CPUs and reads its summary. Before the run, and after one that
+// failed, removes what a killed run of the same files left (`<file>.partial`, `<file>.tmp-PID`).
 PytorchSummary run_pytorch(const PythonRunner& runner, const PytorchRun& run);
 
 }  // namespace edgetwin::validate

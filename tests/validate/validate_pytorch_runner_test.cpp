@@ -174,6 +174,28 @@ TEST(PytorchRunner, EachWayTheScriptEndsBecomesTheRightError) {
   EXPECT_THROW((void)run_pytorch(fake_interpreter(dir, "exit 2"), run), ConfigError);
 }
 
+// A run killed with SIGKILL cannot clean up: the next run of the same files removes what it
+// left, and so does a run that fails, whatever the script left behind.
+TEST(PytorchRunner, LeftoversOfAKilledRunAreRemovedByTheNextRun) {
+  ScratchDir dir;
+  const PytorchRun run{jpeg_spec(), 0, dir / "runs/t.csv", dir / "runs/s.json", dir / "runs/scaling.csv"};
+  std::filesystem::create_directories(dir / "runs");
+  const std::vector<std::filesystem::path> leftovers{dir / "runs/t.csv.partial", dir / "runs/s.json.tmp-4242",
+                                                     dir / "runs/scaling.csv.partial", dir / "runs/scaling.csv.tmp-7"};
+  for (const auto& file : leftovers) write_text(file, "left by a SIGKILL\n");
+  write_text(dir / "runs/other.csv.partial", "not this run's\n");
+  calibrate::RunSpec spec = jpeg_spec();
+  spec.epochs = 1;
+  (void)run_pytorch(fake_interpreter(dir, kWritesSummary), {spec, 0, run.trace_csv, run.summary_json, run.step_scaling_csv});
+  for (const auto& file : leftovers) EXPECT_FALSE(std::filesystem::exists(file)) << file;
+  EXPECT_TRUE(std::filesystem::exists(dir / "runs/other.csv.partial"));
+
+  const std::string dies = "while [ $# -gt 0 ]; do [ \"$1\" = --trace ] && out=$2; shift; done\n"
+                           "echo 'batch' > \"$out.partial\"; kill -9 $$";
+  EXPECT_THROW((void)run_pytorch(fake_interpreter(dir, dies), run), std::exception);
+  EXPECT_FALSE(std::filesystem::exists(dir / "runs/t.csv.partial"));
+}
+
 TEST(PytorchRunner, InterpreterThatCannotRunIsAnOptionError) {
   ScratchDir dir;
   write_text(dir / "script.py", "");
