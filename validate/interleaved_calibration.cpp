@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -61,6 +62,23 @@ ComputeCurve pooled_curve(const std::vector<ProfileSpec>& rounds, std::vector<Me
   return curve;
 }
 
+// Each measured (threads, busy cores, batch size) point of the CPU step's scaling: the median
+// factor over the rounds that measured it (a round of edgetwin-calibrate measures none).
+std::vector<StepScalingPoint> pooled_step_scaling(const std::vector<ProfileSpec>& rounds,
+                                                  std::vector<Measurement>& records) {
+  std::map<std::tuple<int, int, double>, std::vector<double>> by_point;
+  for (const auto& r : rounds) {
+    for (const StepScalingPoint& s : r.costs.cpu_step_scaling) by_point[{s.threads, s.busy_cores, s.batch_size}].push_back(s.factor);
+  }
+  std::vector<StepScalingPoint> points;
+  for (const auto& [key, factors] : by_point) {
+    const auto& [threads, busy, size] = key;
+    const std::string name = fmt::format("cpu_step_scaling_t{}_busy{}_bs{}", threads, busy, size);
+    points.push_back({threads, busy, size, pooled_value(name, factors, "x", records)});
+  }
+  return points;
+}
+
 }  // namespace
 
 calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds, const std::string& command,
@@ -82,13 +100,14 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
       pooled_value("collate_s_per_sample", of_rounds(rounds, &CostSpec::collate_cpu_s_per_sample), "s/sample", m);
   c.launch_cpu_s_per_batch = pooled_value("launch_s_per_batch", of_rounds(rounds, &CostSpec::launch_cpu_s_per_batch), "s/batch", m);
   c.worker_startup_cpu_s = pooled_value("worker_startup_s", of_rounds(rounds, &CostSpec::worker_startup_cpu_s), "s", m);
-  // Derived by calibrate/import from the PyTorch runner's one-worker traces; 0 (not measured,
-  // nothing to pool) in edgetwin-calibrate's rounds. cpu_step_scaling stays the first round's.
+  // Derived by calibrate/import from the PyTorch runner's one-worker traces and step-scaling
+  // measurements; 0 or none (not measured, nothing to pool) in edgetwin-calibrate's rounds.
   pool_if_measured(c.receive_cpu_s_per_batch, "receive_s_per_batch", of_rounds(rounds, &CostSpec::receive_cpu_s_per_batch),
                    "s/batch", m);
   pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", of_rounds(rounds, &CostSpec::receive_cpu_s_per_byte),
                    "s/byte", m);
   c.compute = pooled_curve(rounds, m);
+  c.cpu_step_scaling = pooled_step_scaling(rounds, m);
   c.provenance = Provenance{
       "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "
                               "first round: {}",

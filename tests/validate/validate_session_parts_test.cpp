@@ -164,5 +164,26 @@ TEST(InterleavedCalibration, PooledProfileIsTheMedianOfTheRounds) {
   EXPECT_THROW((void)pool_profiles({}, "x", {}), std::invalid_argument);
 }
 
+// The CPU step's scaling is pooled point by point, as the costs are: a slow round's factors do
+// not win, and a point only some rounds measured is the median of those.
+TEST(PoolProfiles, StepScalingIsTheMedianOfEachMeasuredPoint) {
+  std::vector<ProfileSpec> rounds{round_profile(2e-6, {16}, {1e-3}), round_profile(2e-6, {16}, {1e-3}),
+                                  round_profile(2e-6, {16}, {1e-3})};
+  rounds[0].costs.cpu_step_scaling = {{1, 0, 16, 1.0}, {1, 2, 16, 1.93}};
+  rounds[1].costs.cpu_step_scaling = {{1, 0, 16, 1.0}, {1, 2, 16, 1.71}, {2, 1, 16, 1.2}};
+  rounds[2].costs.cpu_step_scaling = {{1, 0, 16, 1.0}, {1, 2, 16, 1.74}};
+  const auto doc = pool_profiles(rounds, "edgetwin-validate --runner pytorch", {"vm", "AMD EPYC", 2, "1.13.0", ""});
+  const auto& s = doc.profile.costs.cpu_step_scaling;
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(std::make_tuple(s[1].threads, s[1].busy_cores, s[1].batch_size), std::make_tuple(1, 2, 16.0));
+  EXPECT_DOUBLE_EQ(s[1].factor, 1.74);  // not the first round's 1.93
+  EXPECT_DOUBLE_EQ(s[2].factor, 1.2);   // one round measured it
+  const auto record = std::find_if(doc.measurements.begin(), doc.measurements.end(),
+                                   [](const auto& m) { return m.name == "cpu_step_scaling_t1_busy2_bs16"; });
+  ASSERT_NE(record, doc.measurements.end());
+  EXPECT_EQ(record->repetitions, 3);
+  EXPECT_TRUE(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.cpu_step_scaling.empty());
+}
+
 }  // namespace
 }  // namespace edgetwin::validate
