@@ -59,7 +59,7 @@ struct EpochRecord {
   double base_energy_j = 0;      // its idle power at this operating point x the epoch
   double peak_power_w = 0;       // highest ~1 s average power
   // A window that ended once the pipeline was steady: its batches [steady_from, steady_to) are
-  // whole loader cycles of equal length (-1: none; the window had its planned length).
+  // the loader cycle found to repeat (-1: none; the window had its planned length).
   std::int64_t steady_from = -1;
   std::int64_t steady_to = -1;
 };
@@ -70,8 +70,8 @@ class PipelineObserver {
   virtual void on_epoch_start(const EpochStart& start) { (void)start; }
   virtual void on_batch_done(const BatchRecord& batch) = 0;
   // A window found steady: right after batch to_batch - 1 was done, the pipeline found batches
-  // [from_batch, to_batch) to be whole loader cycles of equal length (EpochRecord::steady_*); the
-  // window then ends after its tail. Observers that wrap others must pass it on.
+  // [from_batch, to_batch), one loader cycle, to repeat from then on (EpochRecord::steady_*);
+  // the window then ends after its tail. Observers that wrap others must pass it on.
   virtual void on_steady(std::int64_t from_batch, std::int64_t to_batch) {
     (void)from_batch;
     (void)to_batch;

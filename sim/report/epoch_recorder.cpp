@@ -99,8 +99,8 @@ void EpochRecorder::record(const EpochRecord& epoch) {
   epochs_.push_back(finish(epoch, extended, true, static_cast<double>(samples_in_epoch_) / static_cast<double>(samples_)));
 }
 
-// The span's ends are among the last three cycles' snapshots: the window is extended at its
-// rate from there (the class comment).
+// The span's ends are the last two cycles' snapshots: the window is extended at its rate from
+// there (the class comment).
 void EpochRecorder::on_steady(std::int64_t from, std::int64_t to) {
   bool found_from = false;
   bool found_to = false;

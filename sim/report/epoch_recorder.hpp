@@ -48,14 +48,14 @@ class EpochRecorder : public PipelineObserver {
   EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
 
   double epoch_start_s_ = 0;
-  // Terms and samples after each of the last three whole loader cycles (a steady span is two
-  // cycles, found at a cycle's end), for a window that ends once steady.
+  // Terms and samples at the ends of the last two whole loader cycles (a steady span is the
+  // last cycle, found at its end), for a window that ends once steady.
   struct Snapshot {
     std::int64_t batches = 0;
     std::int64_t samples = 0;
     Terms terms{};
   };
-  std::array<Snapshot, 3> last_cycles_{};
+  std::array<Snapshot, 2> last_cycles_{};
   std::int64_t steady_to_ = -1;  // the span on_steady gave this epoch; -1: none
   std::int64_t cycle_ = 1;
   bool windowed_ = false;
