@@ -125,6 +125,18 @@ void EpochRecorder::on_steady(std::int64_t from, std::int64_t to) {
   steady_to_ = to;
 }
 
+// The average power over the span the window is extended at: energy over time between its ends.
+double EpochRecorder::span_power_w() const {
+  const auto metrics = epoch_metrics();
+  double joules = 0;
+  double seconds = 0;
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    if (metrics[m].field == &EpochStats::energy_j) joules = at_to_[2 * m] - at_from_[2 * m];
+    if (metrics[m].field == &EpochStats::e2e_s) seconds = at_to_[2 * m] - at_from_[2 * m];
+  }
+  return metric::share(joules, seconds);
+}
+
 EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const {
   EpochStats s;
   s.epoch = epoch.epoch;
@@ -137,7 +149,7 @@ EpochStats EpochRecorder::finish(const EpochRecord& epoch, const Terms& terms, b
     else if (metric.term.kind != BatchTerm::Kind::none)
       s.*metric.field = terms[2 * m];
   }
-  const EpochEnd end{epoch, extended, work_scale};
+  const EpochEnd end{epoch, extended, work_scale, extended && epoch.has_energy ? span_power_w() : 0.0};
   for (const MetricSpec& metric : metrics) {
     if (metric.needs_power && !epoch.has_energy) continue;
     if (metric.derived != nullptr) s.*metric.field = metric.derived(s, end);

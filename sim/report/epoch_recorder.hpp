@@ -46,6 +46,7 @@ class EpochRecorder : public PipelineObserver {
 
   void record(const EpochRecord& epoch);
   EpochStats finish(const EpochRecord& epoch, const Terms& terms, bool extended, double work_scale) const;
+  double span_power_w() const;
 
   double epoch_start_s_ = 0;
   // Terms and samples at the ends of the last two whole loader cycles (a steady span is the

@@ -396,6 +396,9 @@ TEST(SteadyWindow, EndsOnlyOnceTheLoaderSettlesAndThenExtendsExactly) {
   EXPECT_NEAR(r.window.stall_s, r.whole.stall_s, 1e-9 * r.whole.e2e_s);
   EXPECT_NEAR(r.window.energy_j, r.whole.energy_j, 1e-9 * r.whole.energy_j);
   EXPECT_NEAR(r.window.cpu_util, r.whole.cpu_util, 1e-9);
+  // The window lasts a few tens of milliseconds, far less than the ~1 s over which peak power
+  // is averaged; the steady cycle's power is what the whole epoch's seconds average.
+  EXPECT_NEAR(r.window.peak_power_w, r.whole.peak_power_w, 1e-3 * r.whole.peak_power_w);
 }
 
 TEST(SteadyWindow, ALoaderBoundPipelineIsSteadyAtOnce) {
@@ -405,6 +408,7 @@ TEST(SteadyWindow, ALoaderBoundPipelineIsSteadyAtOnce) {
   EXPECT_LE(r.batches_simulated, 10u);
   EXPECT_NEAR(r.window.e2e_s, r.whole.e2e_s, 1e-9 * r.whole.e2e_s);
   EXPECT_NEAR(r.window.energy_j, r.whole.energy_j, 1e-9 * r.whole.energy_j);
+  EXPECT_NEAR(r.window.peak_power_w, r.whole.peak_power_w, 1e-3 * r.whole.peak_power_w);
 }
 
 }  // namespace

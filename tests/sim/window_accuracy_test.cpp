@@ -17,6 +17,11 @@ namespace {
 
 constexpr double kE2eBound = 0.05e-2;
 constexpr double kEnergyBound = 0.25e-2;
+// Peak power (the highest ~1 s average) is not extended: the window's own, or its steady span's
+// average where the window is shorter than a second (sim/report/epoch_metrics.hpp). Checked on
+// in-RAM datasets only: with files, the window's last ~1 s average can be far from any of the
+// whole epoch's (docs/performance.md, the known limit of windowed peak power).
+constexpr double kPeakPowerBound = 1e-2;  // measured: 0.85 % (Nano, LeNet-MNIST, 1 core)
 // Where the dataset does not fit the page cache, the hits of an epoch follow the cache's
 // evolution through it rather than a periodic steady state, which the window's rate misses:
 // MobileNetV3 on the Nano with 0 workers, batch 32, from the SD card, over all 720 modes, is
@@ -63,6 +68,7 @@ TEST(WindowExtension, RandomConfigurationsStayWithinTheDocumentedBounds) {
   int compared = 0;
   double worst_e2e = 0;
   double worst_energy = 0;
+  double worst_peak = 0;
   for (const Group& g : groups) {
     RunRequest request;
     request.device = g.device;
@@ -86,17 +92,23 @@ TEST(WindowExtension, RandomConfigurationsStayWithinTheDocumentedBounds) {
       if (!exact[i].error.empty()) continue;
       const double e2e = relative(approx[i].stats.e2e_s, exact[i].stats.e2e_s);
       const double energy = relative(approx[i].stats.energy_j, exact[i].stats.energy_j);
+      const double peak = relative(approx[i].stats.peak_power_w, exact[i].stats.peak_power_w);
       const double hit = exact[i].stats.cache_hit_ratio;
       EXPECT_LE(e2e, hit > 0 && hit < 1 ? kE2eBoundUnderCachePressure : kE2eBound) << where << ", hit ratio " << hit;
       EXPECT_LE(energy, kEnergyBound) << where << ", hit ratio " << hit;
+      if (in.workload.dataset.layout == DatasetLayout::in_ram) {
+        EXPECT_LE(peak, kPeakPowerBound) << where;
+        worst_peak = std::max(worst_peak, peak);
+      }
       worst_e2e = std::max(worst_e2e, e2e);
       worst_energy = std::max(worst_energy, energy);
       ++compared;
     }
   }
   EXPECT_GE(compared, 50);
-  std::printf("compared %d configurations: worst E2E error %.4f %%, worst energy error %.4f %%\n", compared,
-              100 * worst_e2e, 100 * worst_energy);
+  std::printf("compared %d configurations: worst E2E error %.4f %%, worst energy error %.4f %%, worst peak power "
+              "error (in-RAM datasets) %.4f %%\n",
+              compared, 100 * worst_e2e, 100 * worst_energy, 100 * worst_peak);
 }
 
 }  // namespace
