@@ -110,7 +110,12 @@ void Simulation::run() {
   bool energy = false;
   for (const auto& m : members_) energy = energy || m.device.power.has_value();
   engine_ = std::make_unique<Engine>(energy);
-  auto& [session, samplers, fanouts, devices] = *engine_;
+  // Plain references, not a structured binding: clang 14 (the sanitizer job) refuses to capture
+  // those in the lambda below.
+  EngineSession& session = engine_->session;
+  auto& samplers = engine_->samplers;
+  auto& fanouts = engine_->fanouts;
+  auto& devices = engine_->devices;
 
   // A lone member's zone is the root; several members each get a zone under a common root.
   simgrid::s4u::NetZone* root = members_.size() > 1 ? simgrid::s4u::create_empty_zone("members") : nullptr;
