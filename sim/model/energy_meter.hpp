@@ -24,7 +24,8 @@ class EnergyMeter {
 
   void start_epoch(double now_s);
   double tick(double now_s);  // returns the energy since the epoch began
-  // Energy the engine counted that the device did not draw (see Pipeline::start_step).
+  // Energy the engine counted that the device did not draw (the DVFS idle saving,
+  // Pipeline::finish_epoch).
   void discount(double joules) { discount_j_ += joules; }
   // Energy of work billed by hand, on no host's account (Pipeline's accelerator steps).
   void bill(double joules) { billed_j_ += joules; }

@@ -360,10 +360,8 @@ void Pipeline::start_step(std::int64_t index) {
   batch.before_step_s = receive_s + batch.work->h2d_s;
   batch.record.on_device_s = now() + batch.before_step_s;
   if (work_.has_gpu()) {
-    // The GPU activity starts with the receive and copy so that its kernels begin after
-    // them; the GPU idles meanwhile, so the busy power the engine counts for that prefix is
-    // taken back out.
-    if (energy_ != nullptr) energy_->discount(batch.before_step_s * platform_.gpu_busy_extra_w());
+    // The GPU's part starts with the receive and copy so that its kernels begin after them;
+    // the GPU idles meanwhile (start_gpu_step bills only the kernels).
     batch.pending_steps = 2;
     start_gpu_step(index, batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed());
     launch(Stage::launch, index, -1, platform_.cpu(),
@@ -378,17 +376,16 @@ void Pipeline::start_step(std::int64_t index) {
 }
 
 // A single accelerator runs the trainer's steps one at a time and nothing else, so its step
-// needs no solver: it ends `cycles` at the GPU's clock later, a timer. Its busy power (beyond
-// the idle the engine bills the GPU host) is billed by hand. An exec on the GPU host was a
-// third of a sweep member's activities (docs/performance.md). Over a link, the replicas are
-// execs of DataParallelStep.
+// needs no solver: it ends `cycles` at the GPU's clock later, a timer. The power its kernels
+// draw beyond the idle the engine bills the GPU host is billed by hand. An exec on the GPU
+// host was a third of a sweep member's activities (docs/performance.md). Over a link, the
+// replicas are execs of DataParallelStep.
 void Pipeline::start_gpu_step(std::int64_t index, double cycles) {
   const double started_s = now();
-  const double busy_s = cycles / platform_.gpu()->get_speed();
-  call_at(started_s + busy_s, [this, index, started_s, busy_s] {
-    if (energy_ != nullptr) energy_->bill(busy_s * platform_.gpu_busy_extra_w());
+  call_at(started_s + cycles / platform_.gpu()->get_speed(), [this, index, started_s] {
     Batch& batch = batches()[index];
     batch.record.gpu_busy_s = now() - started_s - batch.before_step_s;
+    if (energy_ != nullptr) energy_->bill(batch.record.gpu_busy_s * platform_.gpu_busy_extra_w());
     on_step_part_done(index);
   });
 }
