@@ -1,7 +1,9 @@
 // Speed of the simulator core: one epoch of 80,000 mini-batches (w = 4, prefetch 2, a
 // one-file-per-sample dataset through a warm page cache holding half of it) on a GPU device. Prints wall time,
-// simulated batches per second and peak memory. Target: under 0.5 s on one core
-// of the 2-core dev machine. Run: build/bench/edgetwin_bench_epoch [batches] [repeats].
+// simulated batches per second and peak memory. Target: under 0.3 s on one core
+// of the 2-core dev machine (docs/performance.md).
+// Run: build/bench/edgetwin_bench_epoch [batches] [repeats] [execs]; `execs` runs the CPU's work
+// as execs on the CPU host instead of closed-form timers (RunConfig::closed_forms), to compare.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -65,8 +67,9 @@ edgetwin::WorkloadSpec bench_workload(std::int64_t batches) {
 }
 
 // One run: simulate, then report wall time, throughput and peak memory of this process.
-std::string run_once(std::int64_t batches) {
+std::string run_once(std::int64_t batches, bool closed_forms) {
   edgetwin::RunConfig run;
+  run.closed_forms = closed_forms;
   run.loader = {16, 4, 2, false, false, true};
   run.epochs = 1;
   run.cache = edgetwin::CacheStart::warm;
@@ -92,13 +95,14 @@ std::string run_once(std::int64_t batches) {
 int main(int argc, char** argv) {
   const std::int64_t batches = argc > 1 ? std::atoll(argv[1]) : 80000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  const bool closed_forms = !(argc > 3 && std::string(argv[3]) == "execs");
   // repeats = 0: one run in this process (for profilers such as callgrind).
   if (repeats == 0) {
-    std::fputs(run_once(batches).c_str(), stdout);
+    std::fputs(run_once(batches, closed_forms).c_str(), stdout);
     return 0;
   }
   for (int i = 0; i < repeats; ++i) {  // one SimGrid engine per process
-    std::fputs(edgetwin::run_in_child([batches] { return run_once(batches); }).c_str(), stdout);
+    std::fputs(edgetwin::run_in_child([batches, closed_forms] { return run_once(batches, closed_forms); }).c_str(), stdout);
     std::fflush(stdout);
   }
   return 0;

@@ -287,6 +287,11 @@ struct RunConfig {
   // Accelerators the step runs on, data-parallel: the batch is scattered over the link, each
   // runs forward and backward on its share, the gradients are all-reduced, each updates.
   int accelerators = 1;
+  // Work whose end is a closed form ends at a timer (true): CPU work where the CPU can never be
+  // shared (sim/model/pipeline.cpp, cpu_never_shared), a read alone on the memory or storage
+  // (sim/model/one_core_host.hpp). False: every piece an exec on its host, the same results,
+  // slower; for tests and benchmarks that compare the two.
+  bool closed_forms = true;
 };
 
 }  // namespace edgetwin

@@ -6,7 +6,7 @@ namespace edgetwin {
 namespace {
 
 void dispatch(const simgrid::s4u::Activity& activity) {
-  if (auto* completion = activity.get_data<ActivityCompletion>()) completion->on_complete(activity);
+  if (auto* completion = activity.get_data<ActivityCompletion>()) completion->on_complete();
 }
 
 }  // namespace

@@ -26,7 +26,9 @@ namespace edgetwin {
 
 class ActivityCompletion {
  public:
-  virtual void on_complete(const simgrid::s4u::Activity& activity) = 0;
+  // The activity ended (or, for work that ends at a closed-form date, sim/model/one_core_host.hpp,
+  // that date came).
+  virtual void on_complete() = 0;
 
  protected:
   ActivityCompletion() = default;

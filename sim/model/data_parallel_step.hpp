@@ -49,7 +49,7 @@ class DataParallelStep {
     bool on_first_gpu = false;  // its busy time is the step's gpu_busy_s
     double started_s = 0;
     simgrid::s4u::ActivityPtr activity;
-    void on_complete(const simgrid::s4u::Activity& /*activity*/) override { owner->on_complete(*this); }
+    void on_complete() override { owner->on_complete(*this); }
   };
 
   void begin_scatter();

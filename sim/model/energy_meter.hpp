@@ -8,6 +8,9 @@
 // batch ends and at the epoch's end.
 #pragma once
 
+#include <vector>
+
+#include "sim/model/core_ledger.hpp"
 #include "sim/model/platform.hpp"
 
 namespace edgetwin {
@@ -29,6 +32,11 @@ class EnergyMeter {
   void discount(double joules) { discount_j_ += joules; }
   // Energy of work billed by hand, on no host's account (Pipeline's accelerator steps).
   void bill(double joules) { billed_j_ += joules; }
+  // Work run on no host's account (Pipeline's work that ends at closed-form dates): each busy
+  // core of `ledger` draws `watts` beyond idle, integrated over time as the engine integrates a
+  // host's power, so that a window or an epoch closed while the work runs gets its share. The
+  // ledger must outlive the meter's use.
+  void bill_busy(const CoreLedger& ledger, double watts) { busy_.push_back({&ledger, watts}); }
   EpochEnergy finish_epoch(double now_s);
 
  private:
@@ -44,8 +52,13 @@ class EnergyMeter {
   double peak_w_ = 0;
   double discount_j_ = 0;
   double billed_j_ = 0;
+  struct BusyLedger {
+    const CoreLedger* ledger;
+    double watts;
+  };
+  std::vector<BusyLedger> busy_;
 
-  double energy_j() const { return platform_.consumed_energy_j() + billed_j_ - discount_j_; }
+  double energy_j(double now_s) const;
 };
 
 }  // namespace edgetwin

@@ -16,7 +16,8 @@ namespace sg4 = simgrid::s4u;
 
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
-                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs, bool steady_window, int accelerators)
+                   EnergyMeter* energy, std::int64_t window_batches, bool dvfs, bool steady_window, int accelerators,
+                   bool closed_forms)
     : platform_(platform),
       work_(work),
       dataset_(dataset),
@@ -29,7 +30,14 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       dvfs_(dvfs),
       steady_window_(steady_window),
       accelerators_(accelerators),
-      workers_(static_cast<std::size_t>(loader.workers)) {
+      workers_(static_cast<std::size_t>(loader.workers)),
+      cpu_on_own_cores_(closed_forms && cpu_never_shared(platform, work, loader, work.data_parallel())) {
+  if (closed_forms && platform.memory() != nullptr) memory_host_ = std::make_unique<OneCoreHost>(platform.memory());
+  if (closed_forms && platform.storage() != nullptr) storage_host_ = std::make_unique<OneCoreHost>(platform.storage());
+  if (energy_ != nullptr) {
+    if (cpu_on_own_cores_) energy_->bill_busy(own_cores_, platform.cpu_core_busy_extra_w());
+    if (storage_host_) energy_->bill_busy(storage_host_->alone_time(), platform.storage_busy_extra_w());
+  }
   if (work_.data_parallel()) {
     parallel_step_ = std::make_unique<DataParallelStep>(platform_);
     parallel_listener_.owner = this;
@@ -362,10 +370,18 @@ void Pipeline::start_step(std::int64_t index) {
   if (work_.has_gpu()) {
     // The GPU's part starts with the receive and copy so that its kernels begin after them;
     // the GPU idles meanwhile (start_gpu_step bills only the kernels).
+    const double gpu_cycles = batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed();
+    const double launch_cycles = batch.work->launch_cpu_cycles + batch.before_step_s * platform_.cpu()->get_speed();
+    if (cpu_on_own_cores_) {
+      // Both parts' ends are known: one timer, at the later one.
+      batch.pending_steps = 1;
+      cpu_cycles_ += launch_cycles;
+      start_gpu_step(index, gpu_cycles, book_own_core(launch_cycles));
+      return;
+    }
     batch.pending_steps = 2;
-    start_gpu_step(index, batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed());
-    launch(Stage::launch, index, -1, platform_.cpu(),
-           batch.work->launch_cpu_cycles + batch.before_step_s * platform_.cpu()->get_speed());
+    start_gpu_step(index, gpu_cycles);
+    launch(Stage::launch, index, -1, platform_.cpu(), launch_cycles);
   } else {
     batch.pending_steps = 1;
     launch(Stage::cpu_step, index, -1, platform_.cpu(),
@@ -380,11 +396,14 @@ void Pipeline::start_step(std::int64_t index) {
 // draw beyond the idle the engine bills the GPU host is billed by hand. An exec on the GPU
 // host was a third of a sweep member's activities (docs/performance.md). Over a link, the
 // replicas are execs of DataParallelStep.
-void Pipeline::start_gpu_step(std::int64_t index, double cycles) {
+// With not_before_s, the step's part done at the timer ends then if later (the launch on a
+// core of its own).
+void Pipeline::start_gpu_step(std::int64_t index, double cycles, double not_before_s) {
   const double started_s = now();
-  call_at(started_s + cycles / platform_.gpu()->get_speed(), [this, index, started_s] {
+  const double end_s = started_s + cycles / platform_.gpu()->get_speed();
+  call_at(std::max(end_s, not_before_s), [this, index, started_s, end_s] {
     Batch& batch = batches()[index];
-    batch.record.gpu_busy_s = now() - started_s - batch.before_step_s;
+    batch.record.gpu_busy_s = end_s - started_s - batch.before_step_s;
     if (energy_ != nullptr) energy_->bill(batch.record.gpu_busy_s * platform_.gpu_busy_extra_w());
     on_step_part_done(index);
   });
@@ -510,6 +529,14 @@ Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, s
   token.batch = batch;
   token.worker = worker;
   token.started_s = now();
+  if (host == platform_.cpu() && cpu_on_own_cores_) {
+    run_on_own_core(token, amount);
+    return token;
+  }
+  if (OneCoreHost* one_core = one_core_host(host)) {
+    one_core->start(token, token.exec, amount);
+    return token;
+  }
   token.exec = sg4::Exec::init();
   token.exec->set_flops_amount(amount);
   if (threads > 1) token.exec->set_thread_count(threads);
@@ -517,6 +544,37 @@ Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, s
   attach(*token.exec, token);
   token.exec->start();
   return token;
+}
+
+// On a GPU device with one accelerator, the CPU runs the workers' work (one piece each at a
+// time: start-up or a batch's CPU stage) and the trainer's (one piece at a time: the step's
+// launch, or with num_workers = 0 the batch it loads itself). With no more of those than
+// cores, SimGrid would give each piece a full core: its end is a closed form. That saves the
+// solver half of a batch's activities (docs/performance.md). CPU-only steps run on every core
+// and data-parallel steps run CPU work of their own: those keep their execs.
+bool Pipeline::cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader,
+                                bool data_parallel) {
+  return work.has_gpu() && !data_parallel && loader.workers + 1 <= platform.cpu()->get_core_count();
+}
+
+OneCoreHost* Pipeline::one_core_host(const sg4::Host* host) const {
+  if (host == platform_.memory()) return memory_host_.get();
+  if (host == platform_.storage()) return storage_host_.get();
+  return nullptr;
+}
+
+void Pipeline::run_on_own_core(Token& token, double cycles) {
+  token.exec = nullptr;
+  call_at(book_own_core(cycles), [this, &token] { on_complete(token); });
+}
+
+// Books a core from now for `cycles` at a full core (for energy, own_cores_), returns the end.
+double Pipeline::book_own_core(double cycles) {
+  if (own_cores_.busy_at(now()) >= platform_.cpu()->get_core_count())
+    throw std::logic_error("Pipeline: more CPU work in flight than cores, which cpu_never_shared rules out");
+  const double end_s = now() + cycles / platform_.cpu()->get_speed();
+  own_cores_.add(now(), end_s);
+  return end_s;
 }
 
 }  // namespace edgetwin

@@ -22,7 +22,10 @@
 // last one stopped after the remaining steps, with no index handed out past them.
 // No actors: every activity is started from the completion of another (a sliding window,
 // docs/simgrid.md), so the cost is linear in batches and memory is bounded by the
-// activities in flight plus one record per batch of the current epoch. Several pipelines
+// activities in flight plus one record per batch of the current epoch. Work that nothing
+// shares ends at a closed-form date, a kernel timer, instead of an activity: the single GPU's
+// steps, CPU work where the CPU can never be shared, a read alone on its medium
+// (sim/model/one_core_host.hpp; docs/model.md). Several pipelines
 // (devices) share one engine: each activity carries a token that completes it
 // (sim/model/activity_completion.hpp).
 #pragma once
@@ -37,8 +40,10 @@
 
 #include "sim/config/specs.hpp"
 #include "sim/model/activity_completion.hpp"
+#include "sim/model/core_ledger.hpp"
 #include "sim/model/data_parallel_step.hpp"
 #include "sim/model/energy_meter.hpp"
+#include "sim/model/one_core_host.hpp"
 #include "sim/model/page_cache.hpp"
 #include "sim/model/pipeline_observer.hpp"
 #include "sim/model/platform.hpp"
@@ -51,7 +56,8 @@ class Pipeline {
  public:
   Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset, const LoaderSpec& loader,
            PageCache* cache, Sampler& sampler, PipelineObserver& observer, EnergyMeter* energy = nullptr,
-           std::int64_t window_batches = 0, bool dvfs = false, bool steady_window = false, int accelerators = 1);
+           std::int64_t window_batches = 0, bool dvfs = false, bool steady_window = false, int accelerators = 1,
+           bool closed_forms = true);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -74,7 +80,7 @@ class Pipeline {
     int worker = 0;
     double started_s = 0;
     simgrid::s4u::ExecPtr exec;
-    void on_complete(const simgrid::s4u::Activity& /*activity*/) override { owner->on_complete(*this); }
+    void on_complete() override { owner->on_complete(*this); }
   };
   struct Batch {
     BatchRecord record;
@@ -118,12 +124,17 @@ class Pipeline {
   void trainer_try_consume();
   void consume(std::int64_t batch);
   void start_step(std::int64_t batch);
-  void start_gpu_step(std::int64_t batch, double cycles);
+  void start_gpu_step(std::int64_t batch, double cycles, double not_before_s = 0);
   void start_parallel_step(std::int64_t batch);
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
 
   Token& launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
+  static bool cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader,
+                               bool data_parallel);
+  void run_on_own_core(Token& token, double cycles);
+  OneCoreHost* one_core_host(const simgrid::s4u::Host* host) const;
+  double book_own_core(double cycles);
   std::vector<double> worker_cycles_left();  // the busy workers' CPU work still to do
   double loader_cycles(std::int64_t batch);
   Token& acquire_token();
@@ -200,6 +211,14 @@ class Pipeline {
   std::int64_t next_to_consume_ = 0;
   bool trainer_busy_ = false;
   double trainer_idle_since_s_ = 0;
+
+  // Never more CPU work in flight than cores (cpu_never_shared): each piece runs at a full
+  // core, its end a timer, no solver needed (the GPU step's reasoning, start_gpu_step).
+  bool cpu_on_own_cores_ = false;
+  CoreLedger own_cores_;
+  // The reads, alone on their host or shared (closed forms on; else nullptr, every read an exec).
+  std::unique_ptr<OneCoreHost> memory_host_;
+  std::unique_ptr<OneCoreHost> storage_host_;
 
   // Tokens are recycled one completion later than they finish: SimGrid still uses the
   // activity after its completion callback returns, so its ExecPtr must outlive that.

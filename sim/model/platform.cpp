@@ -86,6 +86,8 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
     // The model's base counts one accelerator idle; the others idle too.
     base_power_w_ = power.base_power_w() + std::max(0, gpu_count - 1) * device.power->gpu_idle_w;
     if (gpu_count > 0) gpu_busy_extra_w_ = power.gpu_busy_extra_w();
+    cpu_core_busy_extra_w_ = power.cpu_core_busy_extra_w();
+    storage_busy_extra_w_ = power.storage_busy_extra_w();
     // Governors free, a long idle gap draws the whole device's idle_dvfs_on_w whatever the mode
     // caps; the saving is what that is below this operating point's pinned idle (at MAXN the
     // shipped files make the two idles idle_dvfs_off_w and idle_dvfs_on_w). It never takes the

@@ -56,6 +56,11 @@ class Platform {
   double base_power_w() const { return base_power_w_; }
   // What the GPU draws busy beyond idle at this clock (0 without energy accounting).
   double gpu_busy_extra_w() const { return gpu_busy_extra_w_; }
+  // What one busy CPU core draws beyond idle at this clock (0 without energy accounting).
+  double cpu_core_busy_extra_w() const { return cpu_core_busy_extra_w_; }
+  // What storage draws reading beyond idle (0 without energy accounting). The memory host draws
+  // the same busy or idle (sim/model/power_model.hpp).
+  double storage_busy_extra_w() const { return storage_busy_extra_w_; }
   // Idle power DVFS governors save over pinned clocks: base_power_w - idle_dvfs_on_w, or 0.
   double dvfs_idle_saving_w() const { return dvfs_idle_saving_w_; }
   // What the device draws doing nothing: base_power_w with clocks pinned, less the saving
@@ -74,6 +79,8 @@ class Platform {
   double built_at_s_ = 0;
   double base_power_w_ = 0;
   double gpu_busy_extra_w_ = 0;
+  double cpu_core_busy_extra_w_ = 0;
+  double storage_busy_extra_w_ = 0;
   double dvfs_idle_saving_w_ = 0;
 };
 

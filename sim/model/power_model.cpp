@@ -97,6 +97,17 @@ double PowerModel::gpu_busy_extra_w() const {
   return scaled(power_.gpu_idle_w, power_.gpu_max_w, device_.gpu->freq_hz, maxima_.gpu_hz) - power_.gpu_idle_w;
 }
 
+// At the clock of the run's pstate, as the CPU host's wattage has it: SimGrid's energy plugin
+// draws idle + (busy - idle) x load, load being the busy cores' share, so each busy core adds
+// this much.
+double PowerModel::cpu_core_busy_extra_w() const {
+  const HostPower host = cpu();
+  const double f = host.speeds.at(static_cast<std::size_t>(host.pstate));
+  return scaled(power_.cpu_core_idle_w, power_.cpu_core_max_w, f, maxima_.cpu_hz) - power_.cpu_core_idle_w;
+}
+
+double PowerModel::storage_busy_extra_w() const { return storage_.active_power_w; }
+
 double PowerModel::base_power_w() const {
   const double emc = device_.memory.emc_freq_hz;
   const double dram_w = emc > 0 && maxima_.emc_hz > 0 ? power_.emc_max_w * emc / maxima_.emc_hz : power_.emc_max_w;

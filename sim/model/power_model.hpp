@@ -34,6 +34,8 @@ class PowerModel {
   HostPower storage() const;
   double base_power_w() const;
   double gpu_busy_extra_w() const;  // busy minus idle power of the GPU at the run's clock
+  double cpu_core_busy_extra_w() const;  // busy minus idle power of one CPU core at the run's clock
+  double storage_busy_extra_w() const;   // reading minus idle power of the storage medium
 
  private:
   double scaled(double idle_w, double max_w, double f_hz, double max_hz) const;

@@ -41,7 +41,7 @@ class CallbackActivity final : public ActivityCompletion {
     exec->start();
     activity_ = exec;
   }
-  void on_complete(const sg4::Activity& /*activity*/) override { done_(); }
+  void on_complete() override { done_(); }
 
  private:
   std::function<void()> done_;

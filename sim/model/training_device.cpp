@@ -16,7 +16,7 @@ TrainingDevice::TrainingDevice(const DeviceSpec& device, const StorageSpec& stor
   }
   pipeline_ = std::make_unique<Pipeline>(platform_, work_, workload.dataset, run.loader, cache_.get(), sampler,
                                          observer, energy_.get(), run.window_batches, run.dvfs, run.steady_window,
-                                         run.accelerators);
+                                         run.accelerators, run.closed_forms);
 }
 
 }  // namespace edgetwin

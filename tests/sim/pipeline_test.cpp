@@ -469,3 +469,117 @@ TEST(Pipeline, CpuStepRunsOnTheThreadsItWasMeasuredWith) {
 
 }  // namespace
 }  // namespace edgetwin::test
+
+namespace edgetwin::test {
+namespace {
+
+// Closed-form ends (RunConfig::closed_forms) against every piece of work an exec on its host.
+// Where the CPU can never be shared (a GPU device, one accelerator, workers + 1 <= cores)
+// SimGrid gives each piece of CPU work a full core; a read alone on the memory or storage runs
+// at its full speed, and a read joined by another becomes an exec of what it has left. Both
+// ways give every figure of every epoch alike, energy and peak power included.
+void expect_same_figures(const RunResult& timers, const RunResult& execs, const std::string& name) {
+  expect_clean(timers);
+  expect_clean(execs);
+  ASSERT_EQ(timers.epochs.size(), execs.epochs.size()) << name;
+  for (std::size_t e = 0; e < execs.epochs.size(); ++e) {
+    const EpochStats& a = timers.epochs[e];
+    const EpochStats& b = execs.epochs[e];
+#define EDGETWIN_EXPECT_SAME(field, ...) \
+  EXPECT_NEAR(a.field, b.field, 1e-9 * std::max(1.0, std::abs(b.field))) << name << ", " #field ", epoch " << e;
+    EDGETWIN_EPOCH_METRICS(EDGETWIN_EXPECT_SAME)
+#undef EDGETWIN_EXPECT_SAME
+  }
+  EXPECT_EQ(std::count(timers.trace_csv.begin(), timers.trace_csv.end(), '\n'),
+            std::count(execs.trace_csv.begin(), execs.trace_csv.end(), '\n')) << name;
+}
+
+// 8 cores, with a page cache of about half the 2 GB file dataset below, and storage that
+// draws power while reading.
+DeviceSpec closed_form_device(DeviceSpec device = gpu_device()) {
+  device.power = test_power();
+  device.memory.ram_bytes = 3e9;
+  device.storage[0].active_power_w = 2.0;
+  return device;
+}
+
+void expect_closed_forms_as_execs(const DeviceSpec& device, const WorkloadSpec& workload, const RunConfig& run,
+                                  const std::string& name) {
+  RunConfig execs = run;
+  execs.closed_forms = false;
+  expect_same_figures(simulate(device, workload, run, true), simulate(device, workload, execs, true), name);
+}
+
+TEST(ClosedForms, EveryFigureOfEveryEpochAsWithExecsOnTheCpuHost) {
+  const auto device = closed_form_device();
+  struct Case {
+    std::string name;
+    WorkloadSpec workload;
+    RunConfig run;
+  };
+  std::vector<Case> cases;
+  {
+    // About half the files cached: reads from storage and from memory in most batches.
+    auto workload = file_workload(8000, 16, 250e3);
+    workload.costs.worker_startup_cpu_s = 5e-3;
+    auto run = run_with(3, 2, 16, 2);
+    run.cache = CacheStart::warm;
+    cases.push_back({"files, 3 workers started each epoch", workload, run});
+  }
+  cases.push_back({"in RAM, the trainer loading", in_ram_workload(1000, 16), run_with(0, 2, 16, 2)});
+  {
+    auto run = run_with(7, 2, 16, 2);  // the trainer takes the eighth core: no core to spare
+    run.dvfs = true;
+    cases.push_back({"in RAM, 7 workers on 8 cores, DVFS", in_ram_workload(3000, 16), run});
+  }
+  {
+    auto run = run_with(2, 3, 16, 1);
+    run.steps = 45;
+    run.runs = 2;
+    run.loader.persistent_workers = true;
+    cases.push_back({"45 steps twice, persistent workers", in_ram_workload(1000, 16), run});
+  }
+  for (const Case& c : cases) expect_closed_forms_as_execs(device, c.workload, c.run, c.name);
+}
+
+// Storage-bound: four workers' reads overlap by turns, so reads that began alone are shared.
+TEST(ClosedForms, ReadsThatAreJoinedMidwayAsWithExecs) {
+  auto workload = file_workload(2000, 16, 250e3);
+  workload.costs.preprocess_cpu_s_per_sample = 5e-6;
+  for (const int workers : {2, 4}) {
+    auto run = run_with(workers, 2, 16, 2);
+    run.cache = CacheStart::warm;
+    expect_closed_forms_as_execs(closed_form_device(), workload, run, "storage-bound, " + std::to_string(workers) + " workers");
+  }
+}
+
+// Where the CPU may be shared its work stays execs; the reads still end at closed forms.
+TEST(ClosedForms, SharedCpusKeepTheirExecsAndReadsAsWithExecs) {
+  auto workload = file_workload(8000, 16, 250e3);
+  auto run = run_with(3, 2, 16, 1);
+  run.cache = CacheStart::warm;
+  expect_closed_forms_as_execs(closed_form_device(cpu_device(2)), [&] {
+    auto w = workload;
+    w.costs.reference_gpu_freq_hz = 0;
+    return w;
+  }(), run, "CPU-only, 2 cores");
+  auto starved = closed_form_device();
+  starved.cpu.cores = 3;  // 3 workers and the trainer on 3 cores
+  expect_closed_forms_as_execs(starved, workload, run, "GPU, 3 workers on 3 cores");
+}
+
+// The files case above mixes hits and misses, so that it compares batches that read both.
+TEST(ClosedForms, TheFilesCaseReadsFromStorageAndFromMemory) {
+  const auto device = closed_form_device();
+  auto run = run_with(3, 2, 16, 2);
+  run.cache = CacheStart::warm;
+  const auto r = simulate(device, file_workload(8000, 16, 250e3), run);
+  ASSERT_EQ(r.epochs.size(), 2u);
+  for (const auto& e : r.epochs) {
+    EXPECT_GT(e.cache_hit_ratio, 0.05);
+    EXPECT_LT(e.cache_hit_ratio, 0.95);
+  }
+}
+
+}  // namespace
+}  // namespace edgetwin::test

@@ -1,0 +1,74 @@
+#include "sim/model/one_core_host.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+namespace edgetwin {
+
+namespace {
+double now() { return simgrid::s4u::Engine::get_clock(); }
+}  // namespace
+
+void OneCoreHost::start(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, double amount) {
+  if (alone_ == nullptr && execs_ == 0) {
+    start_alone(work, exec, amount);
+    return;
+  }
+  // Work alone that ends at this very date keeps its timer: it has nothing left to share.
+  if (alone_ != nullptr && alone_end_s_ > now()) share_alone();
+  start_exec(work, exec, amount);
+}
+
+void OneCoreHost::start_alone(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, double amount) {
+  exec = nullptr;
+  alone_ = &work;
+  alone_exec_ = &exec;
+  alone_end_s_ = now() + amount / host_->get_speed();
+  alone_time_.add(now(), alone_end_s_);
+  alone_timer_ = simgrid::kernel::timer::Timer::set(alone_end_s_, [this] { end_alone(); });
+}
+
+void OneCoreHost::end_alone() {
+  ActivityCompletion* work = alone_;
+  alone_ = nullptr;
+  alone_timer_ = nullptr;
+  work->on_complete();
+}
+
+void OneCoreHost::share_alone() {
+  alone_timer_->remove();
+  alone_timer_ = nullptr;
+  alone_time_.cut_last(now());
+  ActivityCompletion* work = alone_;
+  alone_ = nullptr;
+  start_exec(*work, *alone_exec_, (alone_end_s_ - now()) * host_->get_speed());
+}
+
+void OneCoreHost::start_exec(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, double amount) {
+  Relay* relay = nullptr;
+  if (free_relays_.empty()) {
+    relay = &relays_.emplace_back();
+  } else {
+    relay = free_relays_.back();
+    free_relays_.pop_back();
+  }
+  relay->host = this;
+  relay->work = &work;
+  ++execs_;
+  exec = simgrid::s4u::Exec::init();
+  exec->set_flops_amount(amount);
+  exec->set_host(host_);
+  attach(*exec, *relay);
+  exec->start();
+}
+
+// The relay is free again before the work goes on: what the work starts next may take it.
+void OneCoreHost::Relay::on_complete() {
+  ActivityCompletion* done = work;
+  --host->execs_;
+  host->free_relays_.push_back(this);
+  done->on_complete();
+}
+
+}  // namespace edgetwin
