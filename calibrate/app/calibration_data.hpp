@@ -70,6 +70,8 @@ struct CalibrationData {
   std::vector<double> worker_startup_s;
   std::optional<CacheComparison> cache;
   std::map<int, std::vector<double>> preprocess_s_per_sample_by_cores;
+  // CPU-only: each timed step at batch_size and intra_op_threads, by spinning processes beside it.
+  std::map<int, std::vector<double>> step_s_by_busy_cores;
   std::optional<BandwidthResult> memory_bandwidth;
   std::optional<BandwidthResult> storage_sequential;
   std::optional<RandomReadResult> storage_random;

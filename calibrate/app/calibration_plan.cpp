@@ -62,6 +62,9 @@ CalibrationPlan make_plan(bool quick, int batch_size) {
   p.cache_repetitions = 1;
   p.cache_batches = 10;
   p.scaling_samples_per_thread = 60;
+  p.step_scaling_steps = 30;
+  p.step_scaling_warmup_steps = 1;
+  p.step_scaling_budget_s = 0.5;
   p.memory_bench_bytes = 32ull << 20;
   p.memory_repetitions = 3;
   p.storage_bench_bytes = 16ull << 20;
@@ -86,6 +89,9 @@ std::string describe_plan(const CalibrationPlan& p) {
   out += fmt::format("  worker start-up: {} epochs with {} workers\n", p.startup_repetitions, p.startup_workers);
   out += fmt::format("  page cache: {} x cold then warm pass over {} batches\n", p.cache_repetitions, p.cache_batches);
   out += fmt::format("  preprocess vs busy cores: {} samples per core\n", p.scaling_samples_per_thread);
+  out += fmt::format("  CPU-only devices, step vs busy cores: batch {} beside 0..cores spinning processes, {}..{} "
+                     "steps + warm-up, {} s budget each\n",
+                     p.batch_size, p.step_scaling_min_steps, p.step_scaling_steps, p.step_scaling_budget_s);
   for (const auto& point : p.clock_points) {
     out += fmt::format("  clock sweep point {}: one sequential run\n", point.label());
   }

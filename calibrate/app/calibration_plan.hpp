@@ -57,6 +57,16 @@ struct CalibrationPlan {
   // Preprocess cost against busy cores.
   int scaling_samples_per_thread = 300;
 
+  // CPU-only devices: the step at the workload's batch size (its first batch repeated) beside
+  // 0..cores spinning processes, the slow-down the simulator applies beside busy workers
+  // (costs.cpu_step_scaling, sim/model/cpu_step_scaling.hpp).
+  // Timed steps per setting within a time budget (step_budget.hpp): a step of a few ms runs
+  // through its time slice or waits out another's, so it takes many for a mean.
+  std::int64_t step_scaling_steps = 60;
+  std::int64_t step_scaling_min_steps = 5;
+  std::int64_t step_scaling_warmup_steps = 3;
+  double step_scaling_budget_s = 4;
+
   // Host benchmarks.
   std::uint64_t memory_bench_bytes = 256ull << 20;
   int memory_repetitions = 5;

@@ -67,6 +67,9 @@ class Calibrator {
   void measure_worker_startup();
   void measure_cache();
   void measure_scaling();
+  void measure_step_scaling();
+  double probed_step_s() const;  // one step at the workload's batch size, from the probe
+  BatchCount step_scaling_steps() const;
   void sweep_clocks();
   std::uint64_t input_bytes_per_sample() const;
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/import/contention_derivation.hpp"
+
 namespace edgetwin::calibrate {
 
 namespace {
@@ -36,6 +38,37 @@ std::string costs_source(const CalibrationData& d) {
   return source;
 }
 
+// The step's slow-down beside busy cores, by the importer's rule for Python traces
+// (calibrate/import/contention_derivation.hpp): per busy-core count, the median step over the
+// median step alone. The steps are logged as a step-only measurement at the calibration's
+// threads and batch size.
+DerivedCosts step_scaling(const CalibrationData& d) {
+  DerivedCosts out;
+  std::vector<BatchRecord> steps;
+  for (const auto& [busy, seconds] : d.step_s_by_busy_cores) {
+    for (const double s : seconds) {
+      BatchRecord r;
+      r.batch_size = d.batch_size;
+      r.compute_s = s;
+      r.workers = 0;
+      r.threads = d.intra_op_threads;
+      r.busy_cores = busy;
+      r.step_only = true;
+      steps.push_back(r);
+    }
+  }
+  if (!steps.empty()) derive_step_scaling(steps, d.intra_op_threads, "edgetwin-calibrate's step vs busy cores", out);
+  return out;
+}
+
+std::string step_scaling_source(const CalibrationData& d) {
+  if (d.step_s_by_busy_cores.empty()) return "";
+  return fmt::format("; cpu_step_scaling: the step at batch {} on {} thread(s) beside 1..{} spinning processes, the "
+                     "mean of {} steps over the mean step alone",
+                     d.batch_size, d.intra_op_threads, d.step_s_by_busy_cores.rbegin()->first,
+                     d.step_s_by_busy_cores.begin()->second.size());
+}
+
 CostSpec derive_costs(const CalibrationData& d) {
   CostSpec c;
   c.device = d.device_name;
@@ -50,7 +83,8 @@ CostSpec derive_costs(const CalibrationData& d) {
   // The step was measured with this many intra-op threads: the simulator runs it on as many.
   if (d.reference_gpu_freq_hz <= 0) c.compute_threads = d.intra_op_threads;
   c.compute = compute_curve(d);
-  c.provenance = Provenance{"measured", costs_source(d)};
+  c.cpu_step_scaling = step_scaling(d).costs.cpu_step_scaling;
+  c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d)};
   return c;
 }
 
@@ -100,6 +134,11 @@ std::vector<Measurement> measurements(const CalibrationData& d) {
   if (d.memory_bandwidth) add_measurement(m, "memory_bandwidth", d.memory_bandwidth->bytes_per_s, "B/s");
   if (d.storage_sequential) add_measurement(m, "storage_sequential_read", d.storage_sequential->bytes_per_s, "B/s");
   if (d.storage_random) add_measurement(m, "storage_random_read_s", {d.storage_random->s_per_read}, "s/request");
+  const auto scaling = step_scaling(d).measurements;  // compute_s_bs<B>_threads<N>_busy<K>
+  m.insert(m.end(), scaling.begin(), scaling.end());
+  if (const auto alone = d.step_s_by_busy_cores.find(0); alone != d.step_s_by_busy_cores.end())
+    add_measurement(m, fmt::format("compute_s_bs{}_threads{}_alone", d.batch_size, d.intra_op_threads), alone->second,
+                    "s");
   add_measurement(m, "intra_op_threads", {static_cast<double>(d.intra_op_threads)}, "threads");
   m.insert(m.end(), d.extra.begin(), d.extra.end());
   if (d.calibration_s > 0) add_measurement(m, "calibration_s", {d.calibration_s}, "s");

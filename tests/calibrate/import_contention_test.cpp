@@ -169,6 +169,25 @@ TEST(ImportContention, StepsTimedAloneAreTheirOwnReferenceAndStayOutOfTheLoader)
   EXPECT_NEAR(d.costs.preprocess_cpu_s_per_sample, 58e-6, 1e-15);  // their fetch_s = 0 left out
 }
 
+// Beside busy cores a short step runs through its time slice or waits out another's: the
+// factor is the mean's (what an epoch of such steps adds up to), not the median's.
+TEST(ImportContention, StepScalingIsTheMeanStepOverTheMeanStepAlone) {
+  std::vector<BatchRecord> steps;
+  const std::vector<double> alone_s{1.0e-3, 1.0e-3, 1.0e-3, 1.0e-3};
+  const std::vector<double> busy_s{1.0e-3, 1.0e-3, 1.0e-3, 5.0e-3};  // median 1 ms, mean 2 ms
+  for (std::size_t i = 0; i < alone_s.size(); ++i) {
+    for (const auto& [busy, seconds] : {std::pair{0, alone_s[i]}, std::pair{2, busy_s[i]}}) {
+      BatchRecord b = row(1, 0, static_cast<int>(i), 16, 0, seconds);
+      b.busy_cores = busy;
+      b.step_only = true;
+      steps.push_back(b);
+    }
+  }
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), steps));
+  ASSERT_EQ(d.costs.cpu_step_scaling.size(), 1u);
+  EXPECT_NEAR(d.costs.cpu_step_scaling[0].factor, 2.0, 1e-12);
+}
+
 TEST(ImportContention, ALogWithoutSettingsColumnsIsImportedAsBefore) {
   std::vector<BatchRecord> plain = sequential(16, 60e-6, 1.2e-3);
   for (auto& b : plain) {

@@ -2,6 +2,7 @@
 // writing it so that the simulator's loader accepts it, sweep points, plans, progress.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -71,6 +72,34 @@ TEST(CalibrateProfile, CostsAreMediansOfRepetitions) {
   EXPECT_EQ(c.compute.batch_sizes, (std::vector<double>{1, 16, 64}));
   EXPECT_EQ(c.compute.seconds, (std::vector<double>{0.5e-3, 3e-3, 11e-3}));
   EXPECT_EQ(c.provenance.kind, "measured");
+}
+
+// The step beside busy cores: per busy count, the mean step over the mean step alone (3 ms):
+// 1 busy core, a mean of 3.3 ms -> 1.1; 2 busy cores, 5.7 ms -> 1.9.
+TEST(CalibrateProfile, StepScalingIsTheMeanStepBesideBusyCoresOverTheStepAlone) {
+  CalibrationData d = sample_data();
+  d.batch_size = 16;
+  d.intra_op_threads = 1;
+  d.step_s_by_busy_cores = {{0, {3.1e-3, 2.9e-3, 3.0e-3}}, {1, {3.0e-3, 3.6e-3, 3.3e-3}}, {2, {5.7e-3, 5.5e-3, 5.9e-3}}};
+  const ProfileDocument doc = build_profile(d);
+  const auto& points = doc.profile.costs.cpu_step_scaling;
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].threads, 1);
+  EXPECT_EQ(points[0].busy_cores, 1);
+  EXPECT_DOUBLE_EQ(points[0].batch_size, 16);
+  EXPECT_NEAR(points[0].factor, 3.3 / 3.0, 1e-12);
+  EXPECT_EQ(points[1].busy_cores, 2);
+  EXPECT_NEAR(points[1].factor, 5.7 / 3.0, 1e-12);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("spinning processes"), std::string::npos);
+  auto has = [&](const std::string& name) {
+    return std::any_of(doc.measurements.begin(), doc.measurements.end(), [&](const auto& m) { return m.name == name; });
+  };
+  EXPECT_TRUE(has("compute_s_bs16_threads1_alone"));
+  EXPECT_TRUE(has("compute_s_bs16_threads1_busy2"));
+}
+
+TEST(CalibrateProfile, NoStepScalingMeasuredMeansNone) {
+  EXPECT_TRUE(build_profile(sample_data()).profile.costs.cpu_step_scaling.empty());
 }
 
 TEST(CalibrateProfile, GpuProfilesKeepTheLaunchCost) {

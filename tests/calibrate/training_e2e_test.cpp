@@ -267,6 +267,12 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   EXPECT_NE(text.find("kind = \"measured\""), std::string::npos);
   EXPECT_NE(text.find("[measurements.preprocess_s_per_sample_1_busy_cores]"), std::string::npos);
   EXPECT_NE(text.find("[measurements.cold_dataset_open_s]"), std::string::npos);
+  // A CPU-only host: the step beside 1 and 2 (all) busy cores, as factors of the step alone.
+  EXPECT_NE(text.find("[measurements.compute_s_bs16_threads1_alone]"), std::string::npos);
+  EXPECT_NE(text.find("[measurements.compute_s_bs16_threads1_busy1]"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(cpu_step_scaling = \[\{ threads = 1, busy_cores = 1, batch_size = 16, factor = [0-9.e-]+ \})")))
+      << text;
+  EXPECT_NE(r.output.find("[calibrate] step vs busy cores"), std::string::npos) << "its own progress step";
 }
 
 TEST_F(CalibrateE2E, FullPlanFinishesInTenMinutes) {
