@@ -93,21 +93,13 @@ void DataParallelStep::phase_done(Phase phase) {
 }
 
 void DataParallelStep::on_complete(Token& token) {
-  free_tokens_.insert(free_tokens_.end(), retired_tokens_.begin(), retired_tokens_.end());
-  retired_tokens_.clear();
-  retired_tokens_.push_back(&token);
+  tokens_.retire(token);
   if (token.on_first_gpu) gpu_busy_s_ += now() - token.started_s;
   if (--pending_ == 0) phase_done(token.phase);
 }
 
 DataParallelStep::Token& DataParallelStep::token_for(Phase phase, bool on_first_gpu) {
-  Token* token = nullptr;
-  if (free_tokens_.empty()) {
-    token = &tokens_.emplace_back();
-  } else {
-    token = free_tokens_.back();
-    free_tokens_.pop_back();
-  }
+  Token* token = &tokens_.acquire();
   token->owner = this;
   token->phase = phase;
   token->on_first_gpu = on_first_gpu;

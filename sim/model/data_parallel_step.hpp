@@ -13,13 +13,11 @@
 // activities alive until a later completion, as SimGrid needs. The platform must outlive it.
 #pragma once
 
-#include <deque>
-#include <vector>
-
 #include <simgrid/s4u/Activity.hpp>
 
 #include "sim/model/activity_completion.hpp"
 #include "sim/model/platform.hpp"
+#include "sim/model/recycling_pool.hpp"
 #include "sim/model/work_model.hpp"
 
 namespace edgetwin {
@@ -71,9 +69,7 @@ class DataParallelStep {
   double gpu_busy_s_ = 0;
   double link_s_ = 0;
   double phase_start_s_ = 0;
-  std::deque<Token> tokens_;
-  std::vector<Token*> free_tokens_;
-  std::vector<Token*> retired_tokens_;
+  RecyclingPool<Token> tokens_;
 };
 
 }  // namespace edgetwin

@@ -46,13 +46,7 @@ void OneCoreHost::share_alone() {
 }
 
 void OneCoreHost::start_exec(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, double amount) {
-  Relay* relay = nullptr;
-  if (free_relays_.empty()) {
-    relay = &relays_.emplace_back();
-  } else {
-    relay = free_relays_.back();
-    free_relays_.pop_back();
-  }
+  Relay* relay = &relays_.acquire();
   relay->host = this;
   relay->work = &work;
   ++execs_;
@@ -67,7 +61,7 @@ void OneCoreHost::start_exec(ActivityCompletion& work, simgrid::s4u::ExecPtr& ex
 void OneCoreHost::Relay::on_complete() {
   ActivityCompletion* done = work;
   --host->execs_;
-  host->free_relays_.push_back(this);
+  host->relays_.release(*this);
   done->on_complete();
 }
 

@@ -17,13 +17,11 @@
 // (EnergyMeter::bill_busy). Only this class may start work on the host.
 #pragma once
 
-#include <deque>
-#include <vector>
-
 #include <simgrid/s4u/Exec.hpp>
 
 #include "sim/model/activity_completion.hpp"
 #include "sim/model/core_ledger.hpp"
+#include "sim/model/recycling_pool.hpp"
 
 namespace simgrid::kernel::timer {
 class Timer;
@@ -59,8 +57,7 @@ class OneCoreHost {
   double alone_end_s_ = 0;
   int execs_ = 0;  // in flight
   CoreLedger alone_time_;
-  std::deque<Relay> relays_;
-  std::vector<Relay*> free_relays_;
+  RecyclingPool<Relay> relays_;
 };
 
 }  // namespace edgetwin

@@ -454,10 +454,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
 // ---- activities ---------------------------------------------------------------------
 
 void Pipeline::on_complete(Token& token) {
-  // Everything retired before this completion has been fully released by SimGrid.
-  free_tokens_.insert(free_tokens_.end(), retired_tokens_.begin(), retired_tokens_.end());
-  retired_tokens_.clear();
-  retired_tokens_.push_back(&token);
+  tokens_.retire(token);
 
   switch (token.stage) {
     case Stage::worker_startup:
@@ -490,13 +487,6 @@ void Pipeline::on_complete(Token& token) {
   }
 }
 
-Pipeline::Token& Pipeline::acquire_token() {
-  if (free_tokens_.empty()) return tokens_.emplace_back();
-  Token* token = free_tokens_.back();
-  free_tokens_.pop_back();
-  return *token;
-}
-
 // A busy worker's CPU backlog: what is left of the batch it loads (all of its CPU work while
 // it still reads the samples) and the batches queued behind it, which it starts at once. What
 // is left is reckoned at a full core since its CPU stage began: SimGrid's get_remaining() is not
@@ -523,7 +513,7 @@ double Pipeline::loader_cycles(std::int64_t index) {
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,
                                   int threads) {
   if (host == platform_.cpu()) cpu_cycles_ += amount * threads;
-  Token& token = acquire_token();
+  Token& token = tokens_.acquire();
   token.owner = this;
   token.stage = stage;
   token.batch = batch;

@@ -47,6 +47,7 @@
 #include "sim/model/page_cache.hpp"
 #include "sim/model/pipeline_observer.hpp"
 #include "sim/model/platform.hpp"
+#include "sim/model/recycling_pool.hpp"
 #include "sim/model/sampler.hpp"
 #include "sim/model/work_model.hpp"
 
@@ -137,7 +138,6 @@ class Pipeline {
   double book_own_core(double cycles);
   std::vector<double> worker_cycles_left();  // the busy workers' CPU work still to do
   double loader_cycles(std::int64_t batch);
-  Token& acquire_token();
   std::vector<Batch>& batches() { return batches_[epoch_ % 2]; }  // those opened so far
   Batch& open_batch(std::int64_t index);
   double now() const;
@@ -220,11 +220,8 @@ class Pipeline {
   std::unique_ptr<OneCoreHost> memory_host_;
   std::unique_ptr<OneCoreHost> storage_host_;
 
-  // Tokens are recycled one completion later than they finish: SimGrid still uses the
-  // activity after its completion callback returns, so its ExecPtr must outlive that.
-  std::deque<Token> tokens_;
-  std::vector<Token*> free_tokens_;
-  std::vector<Token*> retired_tokens_;
+  // Recycled one completion later than they finish (RecyclingPool::retire).
+  RecyclingPool<Token> tokens_;
 };
 
 }  // namespace edgetwin
