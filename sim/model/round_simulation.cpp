@@ -5,6 +5,8 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include <simgrid/s4u.hpp>
 
@@ -231,7 +233,23 @@ class Rounds {
     transfer(states_[task.device].radio, network_->server(), settings_.upload_bytes, [this, t] { on_uploaded(t); });
   }
 
+  // Updates that arrive at the same instant are counted in device order, whatever order the
+  // engine completes their transfers in: a device's replayed training and the same training
+  // simulated in the round's engine complete such ties differently (identical devices with
+  // the same plan finish together), and which of them makes the quorum must not depend on it.
   void on_uploaded(std::size_t t) {
+    arrivals_.push_back(t);
+    if (arrivals_.size() == 1) call_at(simulated_now_s(), [this] { count_arrivals(); });
+  }
+
+  void count_arrivals() {
+    std::vector<std::size_t> arrivals = std::exchange(arrivals_, {});
+    std::sort(arrivals.begin(), arrivals.end(),
+              [this](std::size_t a, std::size_t b) { return outcome_.tasks[a].device < outcome_.tasks[b].device; });
+    for (const std::size_t t : arrivals) on_arrived(t);
+  }
+
+  void on_arrived(std::size_t t) {
     TaskOutcome& task = outcome_.tasks[t];
     const double now = simulated_now_s();
     task.uploaded_s = now;
@@ -277,6 +295,7 @@ class Rounds {
   std::unique_ptr<FleetNetwork> network_;
   std::deque<DeviceState> states_;
   std::deque<CallbackActivity> activities_;
+  std::vector<std::size_t> arrivals_;  // tasks whose update arrived at this instant, not yet counted
   RoundsOutcome outcome_;
   bool open_ = false;
 };

@@ -205,6 +205,47 @@ TEST(Rounds, IdleEnergySuspendsForLongGapsAndAddsUp) {
   EXPECT_NEAR(woke[0][0].transfer_j, 1.0 * (ta.downloaded_s - ta.selected_s) + 2.0 * (ta.uploaded_s - ta.trained_s), 1e-9);
 }
 
+// The devices with each one's training of every round simulated alone beforehand, to be
+// replayed in the round engine, as the planner does (sim/plan/task_profiles.hpp).
+std::vector<RoundDevice> with_replayed_training(const std::vector<RoundDevice>& devices, const RoundSettings& s) {
+  std::vector<RoundDevice> replayed = devices;
+  const auto tasks = simulate_members(
+      devices.size(),
+      [&](std::size_t i) {
+        MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
+        m.run.epochs = s.local_epochs;
+        m.run.runs = s.rounds;
+        return m;
+      },
+      {});
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
+    m.run.epochs = s.local_epochs;
+    replayed[i].profiles = task_profiles(m, tasks[i]);
+  }
+  return replayed;
+}
+
+// Identical devices finish and report at the very same instant; the quorum takes them in
+// device order, whichever transfer the engine completes first, and so the same devices
+// whether their training is replayed or simulated in the round's engine (which complete such
+// ties in different orders).
+TEST(Rounds, UpdatesArrivingAtTheSameInstantAreCountedInDeviceOrder) {
+  std::vector<RoundDevice> devices;
+  for (int i = 0; i < 4; ++i) devices.push_back(device("d" + std::to_string(i), 320));
+  RoundSettings s = settings(2);
+  s.rounds = 2;
+  const auto replayed = with_replayed_training(devices, s);
+  for (const auto& outcome : {simulate(server(), s, devices), simulate(server(), s, replayed)}) {
+    ASSERT_EQ(outcome.tasks.size(), 8u);
+    for (const TaskOutcome& t : outcome.tasks) {
+      EXPECT_DOUBLE_EQ(t.uploaded_s, outcome.tasks[t.round * 4].uploaded_s) << "a tie: device " << t.device;
+      EXPECT_EQ(t.counted, t.device < 2) << "round " << t.round << ", device " << t.device;
+      EXPECT_EQ(t.after_quorum, t.device >= 2) << "round " << t.round << ", device " << t.device;
+    }
+  }
+}
+
 // The planner replays each device's training from profiles simulated alone, back to back
 // (sim/plan/task_profiles.hpp); one engine holding every device's pipeline must give the same
 // rounds. A dataset read from storage through a page cache that persists across rounds (and
@@ -226,22 +267,8 @@ TEST(Rounds, ReplayedProfilesGiveTheRoundsOfOneEngineWithEveryPipeline) {
   s.over_commitment = 1.5;  // 3 of 5, so devices skip rounds and their histories differ
   s.local_epochs = 2;
   const auto full = simulate(server(), s, devices);
-  std::vector<RoundDevice> replayed = devices;
-  const auto tasks = simulate_members(
-      devices.size(),
-      [&](std::size_t i) {
-        MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
-        m.run.epochs = s.local_epochs;
-        m.run.runs = s.rounds;
-        return m;
-      },
-      {});
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
-    m.run.epochs = s.local_epochs;
-    replayed[i].profiles = task_profiles(m, tasks[i]);
-    ASSERT_EQ(replayed[i].profiles.size(), 3u) << tasks[i].error;
-  }
+  const auto replayed = with_replayed_training(devices, s);
+  for (const auto& d : replayed) ASSERT_EQ(d.profiles.size(), 3u);
   const auto again = simulate(server(), s, replayed);
   ASSERT_EQ(again.tasks.size(), full.tasks.size());
   ASSERT_GE(full.tasks.size(), 9u);
