@@ -328,10 +328,6 @@ void Calibrator::measure_scaling() {
   progress_.end_step();
 }
 
-// The step beside k = 0..cores spinning processes, as python/edgetwin_trace.py measures it for
-// Python runs: what a CPU-only step loses to busy workers beyond fair sharing (a single-thread
-// step beside two spinners on two cores took 1.7-1.9x, fair sharing says 1.5x;
-// docs/validation.md). A GPU step does not run on the CPU: not measured there.
 double Calibrator::probed_step_s() const {
   const auto probed = probe_step_s_.find(setup_.plan.batch_size);
   return probed != probe_step_s_.end() ? probed->second : batch_s_;
@@ -343,8 +339,11 @@ BatchCount Calibrator::step_scaling_steps() const {
                        p.step_scaling_warmup_steps);
 }
 
+// The step beside k = 0..cores spinning processes, as python/edgetwin_trace.py measures it for
+// Python runs: what a CPU-only step loses to busy workers beyond fair sharing (a single-thread
+// step beside two spinners on two cores took 1.7-1.9x, fair sharing says 1.5x;
+// docs/validation.md). A GPU step does not run on the CPU: not measured there.
 void Calibrator::measure_step_scaling() {
-  const CalibrationPlan& p = setup_.plan;
   if (data_.reference_gpu_freq_hz > 0) return;
   const int settings = data_.host.online_cores + 1;
   const BatchCount count = step_scaling_steps();

@@ -39,8 +39,8 @@ std::string costs_source(const CalibrationData& d) {
 }
 
 // The step's slow-down beside busy cores, by the importer's rule for Python traces
-// (calibrate/import/contention_derivation.hpp): per busy-core count, the median step over the
-// median step alone. The steps are logged as a step-only measurement at the calibration's
+// (calibrate/import/contention_derivation.hpp): per busy-core count, the mean step over the
+// mean step alone. The steps are logged as a step-only measurement at the calibration's
 // threads and batch size.
 DerivedCosts step_scaling(const CalibrationData& d) {
   DerivedCosts out;
@@ -69,7 +69,7 @@ std::string step_scaling_source(const CalibrationData& d) {
                      d.step_s_by_busy_cores.begin()->second.size());
 }
 
-CostSpec derive_costs(const CalibrationData& d) {
+CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   CostSpec c;
   c.device = d.device_name;
   c.reference_cpu_freq_hz = d.reference_cpu_freq_hz;
@@ -83,7 +83,7 @@ CostSpec derive_costs(const CalibrationData& d) {
   // The step was measured with this many intra-op threads: the simulator runs it on as many.
   if (d.reference_gpu_freq_hz <= 0) c.compute_threads = d.intra_op_threads;
   c.compute = compute_curve(d);
-  c.cpu_step_scaling = step_scaling(d).costs.cpu_step_scaling;
+  c.cpu_step_scaling = scaling.costs.cpu_step_scaling;
   c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d)};
   return c;
 }
@@ -107,7 +107,7 @@ FootprintSpec derive_footprint(const CalibrationData& d) {
   return s;
 }
 
-std::vector<Measurement> measurements(const CalibrationData& d) {
+std::vector<Measurement> measurements(const CalibrationData& d, const DerivedCosts& scaling) {
   std::vector<Measurement> m;
   add_measurement(m, "fetch_s_per_sample", d.fetch_s_per_sample, "s/sample");
   add_measurement(m, "fetch_thread_cpu_s_per_sample", d.fetch_cpu_s_per_sample, "s/sample");
@@ -134,8 +134,8 @@ std::vector<Measurement> measurements(const CalibrationData& d) {
   if (d.memory_bandwidth) add_measurement(m, "memory_bandwidth", d.memory_bandwidth->bytes_per_s, "B/s");
   if (d.storage_sequential) add_measurement(m, "storage_sequential_read", d.storage_sequential->bytes_per_s, "B/s");
   if (d.storage_random) add_measurement(m, "storage_random_read_s", {d.storage_random->s_per_read}, "s/request");
-  const auto scaling = step_scaling(d).measurements;  // compute_s_bs<B>_threads<N>_busy<K>
-  m.insert(m.end(), scaling.begin(), scaling.end());
+  // compute_s_bs<B>_threads<N>_busy<K>
+  m.insert(m.end(), scaling.measurements.begin(), scaling.measurements.end());
   if (const auto alone = d.step_s_by_busy_cores.find(0); alone != d.step_s_by_busy_cores.end())
     add_measurement(m, fmt::format("compute_s_bs{}_threads{}_alone", d.batch_size, d.intra_op_threads), alone->second,
                     "s");
@@ -173,14 +173,15 @@ ProfileDocument build_profile(const CalibrationData& d) {
   doc.profile.workload = d.workload_name;
   doc.profile.created = d.created;
   doc.profile.command = d.command;
-  doc.profile.costs = derive_costs(d);
+  const DerivedCosts scaling = step_scaling(d);
+  doc.profile.costs = derive_costs(d, scaling);
   if (d.footprint.parameter_count > 0) doc.profile.footprint = derive_footprint(d);
   doc.provenance.host = d.host.hostname;
   doc.provenance.cpu_model = d.host.cpu_model;
   doc.provenance.cores = d.host.online_cores;
   doc.provenance.libtorch_version = d.libtorch_version;
   doc.provenance.power = d.power_status;
-  doc.measurements = measurements(d);
+  doc.measurements = measurements(d, scaling);
   return doc;
 }
 

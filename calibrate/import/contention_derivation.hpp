@@ -14,7 +14,8 @@
 //                      median over traces
 //   CPU step scaling   rows at other intra-op threads or with busy cores: per (threads, busy
 //                      cores, batch size) mean compute_s over the reference step's mean at
-//                      that batch size (means: the time an epoch's steps add up to): the steps timed alone at the reference threads (the first
+//                      that batch size (means: the time an epoch's steps add up to); the
+//                      reference is the steps timed alone at the reference threads (the first
 //                      trace's) and no busy cores where the log has them (a log with a busy_cores
 //                      column, measure_step_scaling's), else the training runs' w = 0 steps
 //   compute_threads    the reference threads, on a CPU-only device

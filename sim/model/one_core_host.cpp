@@ -1,14 +1,11 @@
 #include "sim/model/one_core_host.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
-#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
-namespace edgetwin {
+#include "sim/model/engine_timer.hpp"
 
-namespace {
-double now() { return simgrid::s4u::Engine::get_clock(); }
-}  // namespace
+namespace edgetwin {
 
 void OneCoreHost::start(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, double amount) {
   if (alone_ == nullptr && execs_ == 0) {
@@ -16,7 +13,7 @@ void OneCoreHost::start(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, d
     return;
   }
   // Work alone that ends at this very date keeps its timer: it has nothing left to share.
-  if (alone_ != nullptr && alone_end_s_ > now()) share_alone();
+  if (alone_ != nullptr && alone_end_s_ > simulated_now_s()) share_alone();
   start_exec(work, exec, amount);
 }
 
@@ -24,8 +21,9 @@ void OneCoreHost::start_alone(ActivityCompletion& work, simgrid::s4u::ExecPtr& e
   exec = nullptr;
   alone_ = &work;
   alone_exec_ = &exec;
-  alone_end_s_ = now() + amount / host_->get_speed();
-  alone_time_.add(now(), alone_end_s_);
+  alone_end_s_ = simulated_now_s() + amount / host_->get_speed();
+  alone_time_.add(simulated_now_s(), alone_end_s_);
+  // The kernel timer itself rather than call_at: share_alone() cancels it.
   alone_timer_ = simgrid::kernel::timer::Timer::set(alone_end_s_, [this] { end_alone(); });
 }
 
@@ -39,10 +37,10 @@ void OneCoreHost::end_alone() {
 void OneCoreHost::share_alone() {
   alone_timer_->remove();
   alone_timer_ = nullptr;
-  alone_time_.cut_last(now());
+  alone_time_.cut_last(simulated_now_s());
   ActivityCompletion* work = alone_;
   alone_ = nullptr;
-  start_exec(*work, *alone_exec_, (alone_end_s_ - now()) * host_->get_speed());
+  start_exec(*work, *alone_exec_, (alone_end_s_ - simulated_now_s()) * host_->get_speed());
 }
 
 void OneCoreHost::start_exec(ActivityCompletion& work, simgrid::s4u::ExecPtr& exec, double amount) {

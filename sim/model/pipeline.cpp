@@ -31,7 +31,7 @@ Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const Datase
       steady_window_(steady_window),
       accelerators_(accelerators),
       workers_(static_cast<std::size_t>(loader.workers)),
-      cpu_on_own_cores_(closed_forms && cpu_never_shared(platform, work, loader, work.data_parallel())) {
+      cpu_on_own_cores_(closed_forms && cpu_never_shared(platform, work, loader)) {
   if (closed_forms && platform.memory() != nullptr) memory_host_ = std::make_unique<OneCoreHost>(platform.memory());
   if (closed_forms && platform.storage() != nullptr) storage_host_ = std::make_unique<OneCoreHost>(platform.storage());
   if (energy_ != nullptr) {
@@ -542,9 +542,8 @@ Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, s
 // cores, SimGrid would give each piece a full core: its end is a closed form. That saves the
 // solver half of a batch's activities (docs/performance.md). CPU-only steps run on every core
 // and data-parallel steps run CPU work of their own: those keep their execs.
-bool Pipeline::cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader,
-                                bool data_parallel) {
-  return work.has_gpu() && !data_parallel && loader.workers + 1 <= platform.cpu()->get_core_count();
+bool Pipeline::cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader) {
+  return work.has_gpu() && !work.data_parallel() && loader.workers + 1 <= platform.cpu()->get_core_count();
 }
 
 OneCoreHost* Pipeline::one_core_host(const sg4::Host* host) const {

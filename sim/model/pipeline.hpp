@@ -131,8 +131,7 @@ class Pipeline {
   void on_complete(Token& token);
 
   Token& launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
-  static bool cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader,
-                               bool data_parallel);
+  static bool cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader);
   void run_on_own_core(Token& token, double cycles);
   OneCoreHost* one_core_host(const simgrid::s4u::Host* host) const;
   double book_own_core(double cycles);
