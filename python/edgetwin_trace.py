@@ -16,7 +16,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -34,6 +34,10 @@ loses its own `.to(device)`. For each batch it writes one row:
   workers to be ready: what they do before their first batch (importing modules under the
   "spawn" start method, `worker_init_fn`) shows in `fetch_s` of batch 0, which never
   includes `iter_s`.
+* `fetch_cpu_s`: the CPU time the trainer's thread spent inside `next()`
+  (`time.thread_time()`), the wait's share that is work rather than sleep. With workers it
+  is the receive of a batch (the queue's get, unpickling, rebuilding shared-memory tensors,
+  sending the next index), which the wall-clock wait hides when the worker is behind.
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -78,7 +82,10 @@ import torch
 __all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
-            "workers", "prefetch_factor", "threads", "iter_s"]
+            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s"]
+# measure_step_scaling's rows: the step alone, so no wait and no receive.
+_STEP_COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
+                 "workers", "prefetch_factor", "threads", "busy_cores", "iter_s"]
 
 
 class _IoClock:
@@ -348,10 +355,12 @@ class Trace:
             while True:
                 _io_clock.reset()
                 fetch_start = time.perf_counter()
+                fetch_cpu_start = time.thread_time()
                 try:
                     batch = next(iterator)
                 except StopIteration:
                     break
+                fetch_cpu_s = time.thread_time() - fetch_cpu_start
                 if sync is not None:
                     batch = _move(batch, self._device)
                     sync()
@@ -368,7 +377,7 @@ class Trace:
                 batch = None  # the loop's own names keep it as long as it needs it
                 row = [epoch, batch_index, size, _number(fetch_end - fetch_start),
                        _number(compute_end - compute_start), nbytes, *fixed,
-                       _number(iter_s) if batch_index == 0 else ""]
+                       _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s)]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)
@@ -467,7 +476,7 @@ def measure_step_scaling(step, batch, path, threads=None, busy_cores=None, steps
     try:
         with open(partial, "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(_COLUMNS[:-1] + ["busy_cores", "iter_s"])
+            writer.writerow(_STEP_COLUMNS)
             epoch = 0
             for n in threads:
                 for busy in busy_cores:

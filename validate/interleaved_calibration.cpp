@@ -106,6 +106,10 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
                    "s/batch", m);
   pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", of_rounds(rounds, &CostSpec::receive_cpu_s_per_byte),
                    "s/byte", m);
+  pool_if_measured(c.send_cpu_s_per_batch, "send_s_per_batch", of_rounds(rounds, &CostSpec::send_cpu_s_per_batch),
+                   "s/batch", m);
+  pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch",
+                   of_rounds(rounds, &CostSpec::step_with_workers_s_per_batch), "s/batch", m);
   c.compute = pooled_curve(rounds, m);
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
   c.provenance = Provenance{

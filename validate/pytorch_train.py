@@ -5,7 +5,7 @@ Trains `--epochs` epochs with torch.utils.data.DataLoader (process workers, pref
 persistent_workers) over the files `edgetwin-calibrate make-dataset` writes, with the
 transforms of calibrate/training/transform_factory.cpp, and writes:
   --trace CSV    one row per batch: epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,
-                 workers,prefetch_factor,threads,iter_s (calibrate/import reads it)
+                 workers,prefetch_factor,threads,iter_s,fetch_cpu_s (calibrate/import reads it)
   --summary JSON per epoch: e2e_s (iterator creation to the end of the last step), stall_s
                  (sum of the waits for a batch), compute_s (sum of the steps), and the mincore
                  probes (file datasets), the fields of validate/real_run.hpp's MeasuredEpoch

@@ -27,6 +27,7 @@ struct BatchRecord {
   int busy_cores = 0;
   double batch_bytes = std::nan("");
   double iter_s = std::nan("");
+  double fetch_cpu_s = std::nan("");  // the trainer thread's CPU time inside next(); NaN: not logged
   // From a log with a busy_cores column: a step timed on its own (edgetwin_trace's
   // measure_step_scaling), no loader around it, so it says nothing of fetch or handoff.
   bool step_only = false;

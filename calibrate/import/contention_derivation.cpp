@@ -21,6 +21,8 @@ struct HandoffPoint {
   int batch_size = 0;
   double bytes = std::nan("");
   double seconds = 0;
+  bool worker_behind = false;  // then it is the worker's side of the handoff (see derive_handoff)
+  double receive_cpu_s = std::nan("");  // the trainer's CPU time inside next(), where logged
 };
 
 std::map<int, std::vector<BatchRecord>> steady_rows_with_workers(const std::vector<BatchRecord>& reference) {
@@ -33,16 +35,18 @@ std::map<int, std::vector<BatchRecord>> steady_rows_with_workers(const std::vect
 }
 
 HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
-  std::vector<double> fetch, compute, bytes;
+  std::vector<double> fetch, compute, bytes, fetch_cpu;
   for (const auto& b : rows) {
     fetch.push_back(b.fetch_s);
     compute.push_back(b.compute_s);
     if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
+    if (!std::isnan(b.fetch_cpu_s)) fetch_cpu.push_back(b.fetch_cpu_s);
   }
   const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
   out.measurements.push_back(wait);
   const double behind = std::max(0.0, wait_s_per_sample * size - median_of(compute, "compute_s"));
-  HandoffPoint p{size, bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : std::nan(""), wait.median - behind};
+  HandoffPoint p{size, bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : std::nan(""), wait.median - behind,
+                 behind > 0, fetch_cpu.size() == rows.size() ? median_of(fetch_cpu, "fetch_cpu_s") : std::nan("")};
   if (p.seconds < 0) {
     out.notes.push_back(fmt::format("handoff at batch size {} came out {} s (the worker being behind explains the whole "
                                     "wait); set to 0", size, p.seconds));
@@ -81,6 +85,45 @@ bool fits_a_line(const std::vector<HandoffPoint>& points) {
   return std::any_of(points.begin(), points.end(), [&](const auto& p) { return p.bytes != points.front().bytes; });
 }
 
+// The trainer's side, where the worker was ahead: the wait is the receive alone.
+void derive_receive(const std::vector<HandoffPoint>& points, const std::string& source, DerivedCosts& out) {
+  if (points.empty()) return;
+  if (fits_a_line(points)) {
+    const auto [constant, per_byte] = fit_handoff(points, out);
+    out.costs.receive_cpu_s_per_batch = loadable_value(constant, "receive_cpu_s_per_batch", "s/batch", source, out);
+    out.costs.receive_cpu_s_per_byte = loadable_value(per_byte, "receive_cpu_s_per_byte", "s/byte", source, out);
+    out.derived.insert(out.derived.end(), {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte"});
+    return;
+  }
+  std::vector<double> seconds;
+  for (const auto& p : points) seconds.push_back(p.seconds);
+  out.costs.receive_cpu_s_per_batch =
+      loadable_value(median_of(seconds, "handoff"), "receive_cpu_s_per_batch", "s/batch", source, out);
+  out.costs.receive_cpu_s_per_byte = 0;
+  out.derived.push_back("receive_cpu_s_per_batch");
+}
+
+// The worker's side, where the worker was behind: a batch then came every L + h, so h is what
+// the worker process spends beyond loading the batch as the trainer does (shared-memory tensors,
+// pickling, the queue); the trainer's receive is inside its wait and cannot be told apart, so
+// without a point where the worker was ahead it is taken as none rather than kept from the
+// workload, which would count the handoff twice.
+void derive_send(const std::vector<HandoffPoint>& points, bool receive_measured, const std::string& source,
+                 DerivedCosts& out) {
+  if (points.empty()) return;
+  std::vector<double> seconds;
+  for (const auto& p : points) seconds.push_back(p.seconds);
+  out.costs.send_cpu_s_per_batch =
+      loadable_value(median_of(seconds, "send"), "send_cpu_s_per_batch", "s/batch", source, out);
+  out.derived.push_back("send_cpu_s_per_batch");
+  if (receive_measured) return;
+  out.costs.receive_cpu_s_per_batch = 0;
+  out.costs.receive_cpu_s_per_byte = 0;
+  out.derived.push_back("receive_cpu_s_per_batch");
+  out.notes.push_back("the worker was behind the trainer in every run with workers: the handoff is charged to the "
+                      "worker (send_cpu_s_per_batch) and the trainer's receive, hidden in its wait, is taken as 0");
+}
+
 }  // namespace
 
 std::optional<int> reference_threads(const std::vector<BatchRecord>& batches) {
@@ -109,19 +152,50 @@ void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s
   }
   std::vector<HandoffPoint> points;
   for (const auto& [size, rows] : by_size) points.push_back(handoff_at(size, rows, *wait_s_per_sample, out));
-  if (fits_a_line(points)) {
-    const auto [constant, per_byte] = fit_handoff(points, out);
-    out.costs.receive_cpu_s_per_batch = loadable_value(constant, "receive_cpu_s_per_batch", "s/batch", source, out);
-    out.costs.receive_cpu_s_per_byte = loadable_value(per_byte, "receive_cpu_s_per_byte", "s/byte", source, out);
-    out.derived.insert(out.derived.end(), {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte"});
-    return;
+  // With the worker ahead the wait is the receive, with the worker process's wake-up to pass
+  // the batch's shared memory over (the trainer sleeps for that, so it is longer than the
+  // trainer's CPU time in it). With the worker behind only the CPU time shows the receive.
+  std::vector<HandoffPoint> receive, send;
+  for (HandoffPoint p : points) {
+    if (!p.worker_behind) {
+      receive.push_back(p);
+      continue;
+    }
+    send.push_back(p);
+    if (std::isnan(p.receive_cpu_s)) continue;
+    p.seconds = p.receive_cpu_s;
+    receive.push_back(p);
   }
-  std::vector<double> seconds;
-  for (const auto& p : points) seconds.push_back(p.seconds);
-  out.costs.receive_cpu_s_per_batch =
-      loadable_value(median_of(seconds, "handoff"), "receive_cpu_s_per_batch", "s/batch", source, out);
-  out.costs.receive_cpu_s_per_byte = 0;
-  out.derived.push_back("receive_cpu_s_per_batch");
+  derive_receive(receive, source, out);
+  derive_send(send, !receive.empty(), source, out);
+}
+
+void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out) {
+  std::map<int, std::vector<double>> sequential, one_worker;
+  for (const auto& b : reference) {
+    if (b.workers == 0) sequential[b.batch_size].push_back(b.compute_s);
+  }
+  // One worker only: with more, workers and trainer may be more runnable processes than cores,
+  // and the step's slow-down is then the scheduler's (cpu_step_scaling), not the handoff's.
+  for (const auto& [size, rows] : steady_rows_with_workers(reference)) {
+    for (const auto& b : rows) {
+      if (b.workers == 1 && sequential.count(size)) one_worker[size].push_back(b.compute_s);
+    }
+  }
+  if (one_worker.empty()) return;
+  std::vector<double> extra;
+  for (const auto& [size, steps] : one_worker) {
+    extra.push_back(median_of(steps, "compute_s") - median_of(sequential.at(size), "compute_s"));
+  }
+  double seconds = median_of(extra, "step_with_workers");
+  if (seconds < 0) {
+    out.notes.push_back(fmt::format("the step with a worker process came out {} s shorter than without; "
+                                    "step_with_workers_s_per_batch set to 0", -seconds));
+    seconds = 0;
+  }
+  out.costs.step_with_workers_s_per_batch =
+      loadable_value(seconds, "step_with_workers_s_per_batch", "s/batch", source, out);
+  out.derived.push_back("step_with_workers_s_per_batch");
 }
 
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,

@@ -8,7 +8,16 @@
 //                      trace): in steady state with the worker ahead the trainer's wait is
 //                      the handoff alone, and with the worker behind it is L - C longer. One
 //                      batch size: receive_cpu_s_per_batch = h; several with batch_bytes:
-//                      least squares h = a + s x bytes (a, s clamped at 0 with a note)
+//                      least squares h = a + s x bytes (a, s clamped at 0 with a note).
+//                      Where the worker was behind (L(b) > C), h is the worker's side:
+//                      send_cpu_s_per_batch = median h over those batch sizes, and without a
+//                      batch size where it was ahead the receive is 0 (hidden in the wait).
+//                      Where the worker was behind and the trace logs fetch_cpu_s (the
+//                      trainer's CPU time inside next()), its median is that batch size's
+//                      receive point, fitted with the others
+//   step with workers  traces with workers = 1, the same batches: median compute_s less the
+//                      w = 0 traces' median compute_s at that batch size, median over batch
+//                      sizes, clamped at 0 with a note (step_with_workers_s_per_batch)
 //   worker start-up    traces with workers = 1: their first epoch's iter_s + batch 0's fetch_s
 //                      - L(b) (the fork, the worker's start and its first batch, less the batch);
 //                      median over traces
@@ -45,6 +54,7 @@ using LoaderWait = std::optional<double>;
 
 void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                     const std::string& source, DerivedCosts& out);
+void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out);
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                            const std::string& source, DerivedCosts& out);
 void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,

@@ -160,6 +160,7 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   const LoaderWait wait = derive_sequential_loader(reference, options.sequential, source_name, out);
   out.kept.insert(out.kept.end(), {"collate_cpu_s_per_sample", "launch_cpu_s_per_batch"});
   derive_handoff(reference, wait, source_name, out);
+  derive_step_with_workers(reference, source_name, out);
   derive_worker_startup(reference, wait, source_name, out);
   derive_step_scaling(kept, threads, source_name, out);
   add_epoch_measurement(epochs, options.skip_epochs, out);

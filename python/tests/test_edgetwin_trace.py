@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-          "prefetch_factor", "threads", "iter_s"]
+          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s"]
 
 
 def read_trace(path):
@@ -182,6 +182,42 @@ def test_fetch_holds_the_loading_and_compute_the_loop_body(tmp_path):
     assert all(c >= body_s for c in compute)
     assert statistics.median(fetch) < batch_size * sample_s + body_s
     assert statistics.median(compute) < body_s + batch_size * sample_s
+
+
+class WorkingDataset(Dataset):
+    """Each sample sleeps `sleep_s`, then keeps the CPU busy for `work_s`."""
+
+    def __init__(self, n, sleep_s, work_s):
+        self.n, self.sleep_s, self.work_s = n, sleep_s, work_s
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        time.sleep(self.sleep_s)
+        end = time.thread_time() + self.work_s
+        while time.thread_time() < end:
+            pass
+        return torch.zeros(1)
+
+
+def test_fetch_cpu_s_is_the_work_inside_next_not_the_sleep(tmp_path):
+    # w=0: each batch of 4 sleeps 4 x 30 ms and works 4 x 10 ms inside next().
+    loader = DataLoader(WorkingDataset(12, 0.03, 0.01), batch_size=4)
+    _, rows = run_epochs(tmp_path / "t.csv", loader)
+    assert len(rows) == 3
+    for r in rows:
+        fetch, cpu = float(r["fetch_s"]), float(r["fetch_cpu_s"])
+        assert cpu >= 4 * 0.01
+        assert cpu < 4 * 0.01 + 0.02  # the sleeps are not in it
+        assert fetch >= 4 * (0.03 + 0.01)
+
+
+def test_step_scaling_rows_have_no_fetch_cpu_column(tmp_path):
+    edgetwin_trace.measure_step_scaling(linear_step(), (torch.zeros(4, 784), torch.zeros(4, dtype=torch.int64)),
+                                        tmp_path / "s.csv", threads=[1], busy_cores=[0], steps=1, warmup=0)
+    header = next(csv.reader(open(tmp_path / "s.csv", newline="")))
+    assert header == HEADER[:9] + ["busy_cores", "iter_s"]
 
 
 def test_cpu_device_leaves_the_batch_alone(tmp_path):

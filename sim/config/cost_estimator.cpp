@@ -140,6 +140,8 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.worker_startup_cpu_s = ref.worker_startup_cpu_s * cpu_scale;
   costs.receive_cpu_s_per_batch = ref.receive_cpu_s_per_batch * cpu_scale;
   costs.receive_cpu_s_per_byte = ref.receive_cpu_s_per_byte * cpu_scale;
+  costs.send_cpu_s_per_batch = ref.send_cpu_s_per_batch * cpu_scale;
+  costs.step_with_workers_s_per_batch = ref.step_with_workers_s_per_batch * cpu_scale;
   // cpu_step_scaling is not carried over: it is how the reference's kernel scheduled its own
   // cores, which says nothing about another device's.
   std::string how;

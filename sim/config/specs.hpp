@@ -206,6 +206,10 @@ struct CostSpec {
   // the model is the one before they existed.
   double receive_cpu_s_per_byte = 0;             // the receive's part that grows with the batch's bytes
   std::vector<StepScalingPoint> cpu_step_scaling;  // CPU-only step: measured threads x busy cores
+  double send_cpu_s_per_batch = 0;               // a worker process's CPU work to hand a batch over
+                                                 // (shared-memory tensors, pickling, queue put)
+  double step_with_workers_s_per_batch = 0;      // the trainer's step is this much longer when its
+                                                 // batches come from worker processes
 };
 
 // RAM the training process takes; the page cache gets what is left.

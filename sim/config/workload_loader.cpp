@@ -232,6 +232,10 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
                      Bound::non_negative, "s/batch");
   reader.read_number("costs.receive_cpu_s_per_byte", costs.receive_cpu_s_per_byte, Presence::optional,
                      Bound::non_negative, "s/byte");
+  reader.read_number("costs.send_cpu_s_per_batch", costs.send_cpu_s_per_batch, Presence::optional,
+                     Bound::non_negative, "s/batch");
+  reader.read_number("costs.step_with_workers_s_per_batch", costs.step_with_workers_s_per_batch,
+                     Presence::optional, Bound::non_negative, "s/batch");
   reader.read_count("costs.compute_threads", costs.compute_threads, Presence::optional, Bound::non_negative,
                     "threads (0: every core)");
   read_compute_curve(reader, costs.compute);

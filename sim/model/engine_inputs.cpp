@@ -58,9 +58,11 @@ class Checker {
     const BatchWork w = work.batch(static_cast<int>(samples));
     const double cpu = device_.cpu.freq_hz;
     const double n = static_cast<double>(samples);
-    check_activity(w.loader_cpu_cycles(), cpu, "loader CPU work", samples);
-    check_activity(w.receive_cpu_cycles + w.launch_cpu_cycles, cpu, "trainer CPU work", samples);
-    check_activity(w.cpu_compute_cycles_per_thread * largest_step_factor(), cpu, "CPU training step", samples);
+    check_activity(w.loader_cpu_cycles(true), cpu, "loader CPU work", samples);
+    check_activity(w.receive_cpu_cycles + w.launch_cpu_cycles + w.step_with_workers_cycles, cpu, "trainer CPU work",
+                   samples);
+    check_activity(w.cpu_compute_cycles_per_thread * largest_step_factor() + w.step_with_workers_cycles, cpu,
+                   "CPU training step", samples);
     check_activity(w.h2d_s, 1.0, "host-to-device copy", samples);
     if (device_.gpu) check_activity(w.gpu_cycles, device_.gpu->freq_hz, "GPU training step", samples);
     check_activity(work.storage_work_per_miss() * n, storage_.read_bw_bytes_per_s, "storage reads", samples);

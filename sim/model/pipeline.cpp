@@ -309,14 +309,14 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
 
 void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
   Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(),
-                        batch.work->loader_cpu_cycles());
+                        batch.work->loader_cpu_cycles(worker >= 0));
   if (worker >= 0) workers_[worker].cpu_stage = &token;
 }
 
 void Pipeline::on_loaded(Token& token) {
   Batch& batch = batches()[token.batch];
   const double cpu_s = now() - token.started_s;
-  const double cpu_cycles = batch.work->loader_cpu_cycles();
+  const double cpu_cycles = batch.work->loader_cpu_cycles(token.worker >= 0);
   // The worker's CPU exec does fetch and preprocess back to back at one rate; split its
   // time by their share of the cycles.
   const double fetch_share = cpu_cycles > 0 ? batch.work->fetch_cpu_cycles / cpu_cycles : 0.0;
@@ -371,7 +371,8 @@ void Pipeline::start_step(std::int64_t index) {
     // The GPU's part starts with the receive and copy so that its kernels begin after them;
     // the GPU idles meanwhile (start_gpu_step bills only the kernels).
     const double gpu_cycles = batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed();
-    const double launch_cycles = batch.work->launch_cpu_cycles + batch.before_step_s * platform_.cpu()->get_speed();
+    const double launch_cycles =
+        batch.work->launch_cpu_cycles + with_workers_cycles(batch) + batch.before_step_s * platform_.cpu()->get_speed();
     if (cpu_on_own_cores_) {
       // Both parts' ends are known: one timer, at the later one.
       batch.pending_steps = 1;
@@ -385,10 +386,17 @@ void Pipeline::start_step(std::int64_t index) {
   } else {
     batch.pending_steps = 1;
     launch(Stage::cpu_step, index, -1, platform_.cpu(),
-           work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left()) +
+           work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left()) + with_workers_cycles(batch) +
                batch.before_step_s * platform_.cpu()->get_speed(),
            batch.work->cpu_compute_threads);
   }
+}
+
+// The trainer's step is longer when its batches come from worker processes
+// (step_with_workers_s_per_batch, measured by calibrate/import); it counts as compute, as the
+// trace that measured it does.
+double Pipeline::with_workers_cycles(const Batch& batch) const {
+  return workers_.empty() ? 0.0 : batch.work->step_with_workers_cycles;
 }
 
 // A single accelerator runs the trainer's steps one at a time and nothing else, so its step
@@ -507,7 +515,7 @@ std::vector<double> Pipeline::worker_cycles_left() {
 
 double Pipeline::loader_cycles(std::int64_t index) {
   if (index < 0 || index >= planned_batches_) return 0;  // beyond a shortened window
-  return batches()[index].work->loader_cpu_cycles();
+  return batches()[index].work->loader_cpu_cycles(true);  // only workers are asked for
 }
 
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,

@@ -49,6 +49,8 @@ BatchWork WorkModel::batch(int samples) const {
   work.preprocess_cpu_cycles = cpu_cycles((costs_.preprocess_cpu_s_per_sample + costs_.collate_cpu_s_per_sample) * n);
   work.samples = samples;
   work.receive_cpu_cycles = receive_cycles(n);
+  work.send_cpu_cycles = cpu_cycles(costs_.send_cpu_s_per_batch);
+  work.step_with_workers_cycles = cpu_cycles(costs_.step_with_workers_s_per_batch);
   const double compute_s = costs_.compute.at(n);
   if (has_gpu_) {
     work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;

@@ -180,13 +180,27 @@ TEST_F(WorkloadLoader, ComputeBatchSizesMustIncrease) {
 TEST_F(WorkloadLoader, StepScalingAndPerByteHandoffAreRead) {
   const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
                             "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nreceive_cpu_s_per_byte = 2e-9\n"
+                            "send_cpu_s_per_batch = 0.8e-3\nstep_with_workers_s_per_batch = 0.5e-3\n"
                             "cpu_step_scaling = [{ threads = 2, busy_cores = 1, batch_size = 16, factor = 6.5 }]");
   EXPECT_EQ(w.costs.receive_cpu_s_per_byte, 2e-9);
+  EXPECT_EQ(w.costs.send_cpu_s_per_batch, 0.8e-3);
+  EXPECT_EQ(w.costs.step_with_workers_s_per_batch, 0.5e-3);
   ASSERT_EQ(w.costs.cpu_step_scaling.size(), 1u);
   EXPECT_EQ(w.costs.cpu_step_scaling[0].threads, 2);
   EXPECT_EQ(w.costs.cpu_step_scaling[0].busy_cores, 1);
   EXPECT_EQ(w.costs.cpu_step_scaling[0].batch_size, 16);
   EXPECT_EQ(w.costs.cpu_step_scaling[0].factor, 6.5);
+}
+
+TEST_F(WorkloadLoader, TheHandoffsTwoSidesAreCheckedWhereTheyStand) {
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nsend_cpu_s_per_batch = -1e-3\n"
+                                   "step_with_workers_s_per_batch = \"1 ms\"");
+  ASSERT_EQ(errors.size(), 2u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("27:24: costs.send_cpu_s_per_batch: expected a non-negative number (s/batch), got -0.001"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("28:33: costs.step_with_workers_s_per_batch: expected a non-negative number (s/batch)"),
+            std::string::npos) << errors[1];
 }
 
 TEST_F(WorkloadLoader, StepScalingPointsAreCheckedAndNotRepeated) {

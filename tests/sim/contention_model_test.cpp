@@ -101,5 +101,25 @@ TEST(Handoff, TheReceiveGrowsWithTheBatchsBytes) {
   EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // no worker, no handoff
 }
 
+TEST(Handoff, AWorkerProcessSpendsTheSendOnEachBatchItHandsOver) {
+  auto w = one_thread_step();
+  w.costs.send_cpu_s_per_batch = 2e-3;
+  // The worker now takes 2.96 ms a batch, behind the 2 ms step: batch i is ready at
+  // (i + 1) x 2.96 ms and the last step ends 2 ms after the last batch.
+  EXPECT_NEAR(e2e(w, 1), 50 * (16 * 60e-6 + 2e-3) + 2e-3, 1e-9);
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // the trainer loading hands nothing over
+}
+
+TEST(Handoff, TheStepWithWorkerProcessesIsLongerAndCountsAsCompute) {
+  auto w = one_thread_step();
+  w.costs.step_with_workers_s_per_batch = 0.5e-3;
+  const auto r = simulate(cpu_device(2), w, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  // The worker (0.96 ms) stays ahead of the 2.5 ms step.
+  EXPECT_NEAR(r.epochs.at(0).e2e_s, 16 * 60e-6 + 50 * 2.5e-3, 1e-9);
+  EXPECT_NEAR(r.epochs.at(0).compute_s, 50 * 2.5e-3, 1e-9);
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // without workers, the step as measured
+}
+
 }  // namespace
 }  // namespace edgetwin::test
