@@ -1,6 +1,9 @@
 #include "validate/prediction.hpp"
 
+#include <cmath>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "sim/app/child_process.hpp"
 #include "sim/config/run_validator.hpp"
@@ -46,6 +49,17 @@ PreparedRun prepare_prediction(const RunRequest& base, const GridConfig& config,
   validate_run(prepared.run, prepared.device, prepared.workload);  // the batch must still fit the smaller dataset
   const Simulation check(prepared.device, prepared.workload, prepared.run);
   return prepared;
+}
+
+std::optional<std::string> clock_mismatch_note(double device_cpu_hz, double host_cpu_hz, const std::string& host_source) {
+  constexpr double tolerance = 0.02;
+  if (host_cpu_hz <= 0 || device_cpu_hz <= 0 || std::abs(host_cpu_hz / device_cpu_hz - 1) <= tolerance) return std::nullopt;
+  return fmt::format("the device file's cpu.freq_hz ({:.4g} GHz) is not this host's clock ({:.4g} GHz, {}; {:+.1f} %): "
+                     "costs edgetwin-calibrate measures on this host record its clock and are scaled by {:.3f} in every "
+                     "prediction (an import takes the device's clock and is not); predict this host with a device file "
+                     "of its own (edgetwin-calibrate --write-device)",
+                     device_cpu_hz / 1e9, host_cpu_hz / 1e9, host_source, 100 * (host_cpu_hz / device_cpu_hz - 1),
+                     host_cpu_hz / device_cpu_hz);
 }
 
 Prediction predict(const PreparedRun& prepared) {

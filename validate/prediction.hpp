@@ -61,4 +61,12 @@ PreparedRun prepare_prediction(const RunRequest& base, const GridConfig& config,
 
 Prediction predict(const PreparedRun& prepared);
 
+// A note when the device file's CPU clock and this host's differ by more than 2 %: the model
+// scales every CPU cost by reference clock / device clock, and edgetwin-calibrate's rounds
+// record the host's clock as their reference, so such a session predicts a machine other than
+// the one it measures (2026-12-02: the shipped host-x86-2core says 2.096 GHz, this VM's
+// /proc/cpuinfo 2.246 GHz, every LibTorch prediction 7 % slow). None when they agree or the
+// host's clock is unknown.
+std::optional<std::string> clock_mismatch_note(double device_cpu_hz, double host_cpu_hz, const std::string& host_source);
+
 }  // namespace edgetwin::validate

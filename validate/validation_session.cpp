@@ -25,6 +25,7 @@
 #include "validate/interleaved_calibration.hpp"
 #include "validate/memory_balloon.hpp"
 #include "validate/pytorch_calibration.hpp"
+#include "validate/prediction.hpp"
 #include "validate/pytorch_runner.hpp"
 #include "calibrate/app/output_files.hpp"
 #include "validate/report_reader.hpp"
@@ -57,6 +58,7 @@ struct SessionInputs {
   std::uint64_t own_rss_bytes = 0;     // this process at the start, LibTorch loaded
   std::optional<double> os_base_bytes;  // what the machine used besides this process
   double device_os_base_bytes = 0;      // the device file's estimate, for the notes
+  std::optional<std::string> clock_note;  // the device's CPU clock is not the host's (prediction.hpp)
   std::unique_ptr<InterleavedCalibration> calibration_rounds;  // --calibrate-each-round
   std::string runner = "libtorch";
   std::optional<PythonRunner> python;  // --runner pytorch, when measuring
@@ -259,7 +261,10 @@ SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path&
   if (o.repeats) in.grid.repeats = *o.repeats;
   if (in.grid.repeats < 1) throw option_error("--repeats", fmt::format("expected 1 or more runs, got {}", in.grid.repeats));
   in.request = base_request(o, in.grid);
-  in.device_os_base_bytes = prepare_run(in.request).device.memory.os_base_bytes;  // a mismatched profile is refused here
+  const DeviceSpec device = prepare_run(in.request).device;  // a mismatched profile is refused here
+  in.device_os_base_bytes = device.memory.os_base_bytes;
+  in.clock_note = clock_mismatch_note(device.cpu.freq_hz, in.host.cpu_max_freq_hz, in.host.cpu_freq_source);
+  if (in.clock_note && !o.quiet) std::cerr << "edgetwin-validate: note: " << *in.clock_note << "\n";
   in.own_rss_bytes = calibrate::resident_bytes();
   in.os_base_bytes = measured_os_base(o, in.host, in.own_rss_bytes);
   if (o.calibrate_each_round) {
@@ -461,6 +466,7 @@ std::vector<std::string> prediction_notes(const ValidateOptions& o, const Sessio
                                 "the same free RAM",
                                 in.grid.configs[i].name, in.balloons[i].bytes, in.balloons[i].room_bytes));
   }
+  if (in.clock_note) notes.push_back(*in.clock_note);
   if (in.os_base_bytes) {
     notes.push_back(fmt::format("memory.os_base_bytes = {:.0f} (MemTotal - MemAvailable - this process's {} bytes RSS at the "
                                 "start) instead of the device file's {:.0f}: other users' memory on this machine",

@@ -85,7 +85,8 @@ bool fits_a_line(const std::vector<HandoffPoint>& points) {
   return std::any_of(points.begin(), points.end(), [&](const auto& p) { return p.bytes != points.front().bytes; });
 }
 
-// The trainer's side, where the worker was ahead: the wait is the receive alone.
+// The trainer's side, from its receive points: the wait where the worker was ahead, its CPU
+// time inside next() where the worker was behind (derive_handoff).
 void derive_receive(const std::vector<HandoffPoint>& points, const std::string& source, DerivedCosts& out) {
   if (points.empty()) return;
   if (fits_a_line(points)) {
@@ -105,9 +106,9 @@ void derive_receive(const std::vector<HandoffPoint>& points, const std::string& 
 
 // The worker's side, where the worker was behind: a batch then came every L + h, so h is what
 // the worker process spends beyond loading the batch as the trainer does (shared-memory tensors,
-// pickling, the queue); the trainer's receive is inside its wait and cannot be told apart, so
-// without a point where the worker was ahead it is taken as none rather than kept from the
-// workload, which would count the handoff twice.
+// pickling, the queue). The trainer's receive is then inside its wait; without a receive point
+// (no batch size with the worker ahead, no CPU time logged) it is taken as none rather than kept
+// from the workload, which would count the handoff twice.
 void derive_send(const std::vector<HandoffPoint>& points, bool receive_measured, const std::string& source,
                  DerivedCosts& out) {
   if (points.empty()) return;

@@ -141,6 +141,20 @@ ProfileSpec round_profile(double fetch_s, std::vector<double> batch_sizes, std::
 
 // Each cost is the median over the rounds (a slow round does not move it), a batch size one
 // round skipped is pooled over the others, and the rounds' spread is kept as a record.
+TEST(ClockMismatch, ADeviceClockOtherThanTheHostsIsNotedWithTheScale) {
+  const auto note = clock_mismatch_note(2.096e9, 2.245788e9, "/proc/cpuinfo");
+  ASSERT_TRUE(note.has_value());
+  EXPECT_NE(note->find("2.096 GHz"), std::string::npos) << *note;
+  EXPECT_NE(note->find("2.246 GHz, /proc/cpuinfo; +7.1 %"), std::string::npos) << *note;
+  EXPECT_NE(note->find("scaled by 1.071"), std::string::npos) << *note;
+  // Within 2 % both ways (just inside it), or an unknown host clock: nothing to say.
+  EXPECT_FALSE(clock_mismatch_note(2.096e9, 2.096e9 * 1.019, "x").has_value());
+  EXPECT_FALSE(clock_mismatch_note(2.096e9, 2.096e9 * 0.981, "x").has_value());
+  EXPECT_TRUE(clock_mismatch_note(2.096e9, 2.096e9 * 0.979, "x").has_value());
+  EXPECT_TRUE(clock_mismatch_note(2.096e9, 2.096e9 * 1.021, "x").has_value());
+  EXPECT_FALSE(clock_mismatch_note(2.096e9, 0, "unknown").has_value());
+}
+
 TEST(InterleavedCalibration, PooledProfileIsTheMedianOfTheRounds) {
   const std::vector<ProfileSpec> rounds{round_profile(2e-6, {1, 16}, {1e-3, 3e-3}),
                                         round_profile(9e-6, {1, 16, 64}, {2e-3, 4e-3, 9e-3}),  // a slow moment
