@@ -84,8 +84,7 @@ __all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling"]
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
             "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
-_STEP_COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
-                 "workers", "prefetch_factor", "threads", "busy_cores", "iter_s"]
+_STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 
 
 class _IoClock:

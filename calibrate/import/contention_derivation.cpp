@@ -85,6 +85,12 @@ bool fits_a_line(const std::vector<HandoffPoint>& points) {
   return std::any_of(points.begin(), points.end(), [&](const auto& p) { return p.bytes != points.front().bytes; });
 }
 
+std::vector<double> seconds_of(const std::vector<HandoffPoint>& points) {
+  std::vector<double> seconds;
+  for (const auto& p : points) seconds.push_back(p.seconds);
+  return seconds;
+}
+
 // The trainer's side, from its receive points: the wait where the worker was ahead, its CPU
 // time inside next() where the worker was behind (derive_handoff).
 void derive_receive(const std::vector<HandoffPoint>& points, const std::string& source, DerivedCosts& out) {
@@ -96,10 +102,8 @@ void derive_receive(const std::vector<HandoffPoint>& points, const std::string& 
     out.derived.insert(out.derived.end(), {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte"});
     return;
   }
-  std::vector<double> seconds;
-  for (const auto& p : points) seconds.push_back(p.seconds);
   out.costs.receive_cpu_s_per_batch =
-      loadable_value(median_of(seconds, "handoff"), "receive_cpu_s_per_batch", "s/batch", source, out);
+      loadable_value(median_of(seconds_of(points), "handoff"), "receive_cpu_s_per_batch", "s/batch", source, out);
   out.costs.receive_cpu_s_per_byte = 0;
   out.derived.push_back("receive_cpu_s_per_batch");
 }
@@ -112,10 +116,8 @@ void derive_receive(const std::vector<HandoffPoint>& points, const std::string& 
 void derive_send(const std::vector<HandoffPoint>& points, bool receive_measured, const std::string& source,
                  DerivedCosts& out) {
   if (points.empty()) return;
-  std::vector<double> seconds;
-  for (const auto& p : points) seconds.push_back(p.seconds);
   out.costs.send_cpu_s_per_batch =
-      loadable_value(median_of(seconds, "send"), "send_cpu_s_per_batch", "s/batch", source, out);
+      loadable_value(median_of(seconds_of(points), "send"), "send_cpu_s_per_batch", "s/batch", source, out);
   out.derived.push_back("send_cpu_s_per_batch");
   if (receive_measured) return;
   out.costs.receive_cpu_s_per_batch = 0;
@@ -179,8 +181,9 @@ void derive_step_with_workers(const std::vector<BatchRecord>& reference, const s
   // One worker only: with more, workers and trainer may be more runnable processes than cores,
   // and the step's slow-down is then the scheduler's (cpu_step_scaling), not the handoff's.
   for (const auto& [size, rows] : steady_rows_with_workers(reference)) {
+    if (!sequential.count(size)) continue;
     for (const auto& b : rows) {
-      if (b.workers == 1 && sequential.count(size)) one_worker[size].push_back(b.compute_s);
+      if (b.workers == 1) one_worker[size].push_back(b.compute_s);
     }
   }
   if (one_worker.empty()) return;

@@ -58,7 +58,7 @@ class Checker {
     const BatchWork w = work.batch(static_cast<int>(samples));
     const double cpu = device_.cpu.freq_hz;
     const double n = static_cast<double>(samples);
-    check_activity(w.loader_cpu_cycles(true), cpu, "loader CPU work", samples);
+    check_activity(w.loader_cpu_cycles(), cpu, "loader CPU work", samples);
     check_activity(w.receive_cpu_cycles + w.launch_cpu_cycles + w.step_with_workers_cycles, cpu, "trainer CPU work",
                    samples);
     check_activity(w.cpu_compute_cycles_per_thread * largest_step_factor() + w.step_with_workers_cycles, cpu,

@@ -14,6 +14,16 @@ namespace edgetwin {
 
 namespace sg4 = simgrid::s4u;
 
+namespace {
+
+// With num_workers = 0 the trainer loads each batch itself: nothing is handed over, so neither
+// side of the handoff is paid, nor the longer step of a trainer fed by worker processes.
+void hand_nothing_over(BatchWork& work) {
+  work.receive_cpu_cycles = work.send_cpu_cycles = work.step_with_workers_cycles = 0;
+}
+
+}  // namespace
+
 Pipeline::Pipeline(const Platform& platform, const WorkModel& work, const DatasetSpec& dataset,
                    const LoaderSpec& loader, PageCache* cache, Sampler& sampler, PipelineObserver& observer,
                    EnergyMeter* energy, std::int64_t window_batches, bool dvfs, bool steady_window, int accelerators,
@@ -81,11 +91,14 @@ void Pipeline::start_epoch() {
   batches_in_epoch_ = loader_.drop_last ? samples / size : (samples + size - 1) / size;
   full_batch_work_ = work_.batch(static_cast<int>(size));
   last_batch_work_ = work_.batch(static_cast<int>(samples - (batches_in_epoch_ - 1) * size));
+  if (workers_.empty()) {
+    hand_nothing_over(full_batch_work_);
+    hand_nothing_over(last_batch_work_);
+  }
   if (parallel_step_) {
     full_parallel_work_ = work_.data_parallel_batch(static_cast<int>(size), accelerators_);
     last_parallel_work_ = work_.data_parallel_batch(static_cast<int>(samples - (batches_in_epoch_ - 1) * size), accelerators_);
-    // With num_workers = 0 the trainer loaded the batch itself: nothing to receive.
-    if (workers_.empty()) full_parallel_work_.receive_cpu_cycles = last_parallel_work_.receive_cpu_cycles = 0;
+    if (workers_.empty()) full_parallel_work_.receive_cpu_cycles = last_parallel_work_.receive_cpu_cycles = 0;  // as above
   }
   // A run of S steps stops its last iterator after the remaining steps: that iterator is
   // then that many batches long, with nothing left to extrapolate.
@@ -309,14 +322,14 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
 
 void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
   Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(),
-                        batch.work->loader_cpu_cycles(worker >= 0));
+                        batch.work->loader_cpu_cycles());
   if (worker >= 0) workers_[worker].cpu_stage = &token;
 }
 
 void Pipeline::on_loaded(Token& token) {
   Batch& batch = batches()[token.batch];
   const double cpu_s = now() - token.started_s;
-  const double cpu_cycles = batch.work->loader_cpu_cycles(token.worker >= 0);
+  const double cpu_cycles = batch.work->loader_cpu_cycles();
   // The worker's CPU exec does fetch and preprocess back to back at one rate; split its
   // time by their share of the cycles.
   const double fetch_share = cpu_cycles > 0 ? batch.work->fetch_cpu_cycles / cpu_cycles : 0.0;
@@ -364,7 +377,7 @@ void Pipeline::start_step(std::int64_t index) {
     start_parallel_step(index);
     return;
   }
-  const double receive_s = workers_.empty() ? 0.0 : batch.work->receive_cpu_cycles / platform_.cpu()->get_speed();
+  const double receive_s = batch.work->receive_cpu_cycles / platform_.cpu()->get_speed();
   batch.before_step_s = receive_s + batch.work->h2d_s;
   batch.record.on_device_s = now() + batch.before_step_s;
   if (work_.has_gpu()) {
@@ -372,7 +385,8 @@ void Pipeline::start_step(std::int64_t index) {
     // the GPU idles meanwhile (start_gpu_step bills only the kernels).
     const double gpu_cycles = batch.work->gpu_cycles + batch.before_step_s * platform_.gpu()->get_speed();
     const double launch_cycles =
-        batch.work->launch_cpu_cycles + with_workers_cycles(batch) + batch.before_step_s * platform_.cpu()->get_speed();
+        batch.work->launch_cpu_cycles + batch.work->step_with_workers_cycles +
+        batch.before_step_s * platform_.cpu()->get_speed();
     if (cpu_on_own_cores_) {
       // Both parts' ends are known: one timer, at the later one.
       batch.pending_steps = 1;
@@ -386,17 +400,10 @@ void Pipeline::start_step(std::int64_t index) {
   } else {
     batch.pending_steps = 1;
     launch(Stage::cpu_step, index, -1, platform_.cpu(),
-           work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left()) + with_workers_cycles(batch) +
+           work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left()) + batch.work->step_with_workers_cycles +
                batch.before_step_s * platform_.cpu()->get_speed(),
            batch.work->cpu_compute_threads);
   }
-}
-
-// The trainer's step is longer when its batches come from worker processes
-// (step_with_workers_s_per_batch, measured by calibrate/import); it counts as compute, as the
-// trace that measured it does.
-double Pipeline::with_workers_cycles(const Batch& batch) const {
-  return workers_.empty() ? 0.0 : batch.work->step_with_workers_cycles;
 }
 
 // A single accelerator runs the trainer's steps one at a time and nothing else, so its step
@@ -515,7 +522,7 @@ std::vector<double> Pipeline::worker_cycles_left() {
 
 double Pipeline::loader_cycles(std::int64_t index) {
   if (index < 0 || index >= planned_batches_) return 0;  // beyond a shortened window
-  return batches()[index].work->loader_cpu_cycles(true);  // only workers are asked for
+  return batches()[index].work->loader_cpu_cycles();
 }
 
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,

@@ -127,7 +127,6 @@ class Pipeline {
   void start_step(std::int64_t batch);
   void start_gpu_step(std::int64_t batch, double cycles, double not_before_s = 0);
   void start_parallel_step(std::int64_t batch);
-  double with_workers_cycles(const Batch& batch) const;
   void on_step_part_done(std::int64_t batch);
   void on_complete(Token& token);
 

@@ -28,15 +28,14 @@ struct BatchWork {
   double launch_cpu_cycles = 0;      // trainer's CPU work beside the GPU step
   double receive_cpu_cycles = 0;     // trainer's CPU work to take the batch from a worker
   double send_cpu_cycles = 0;        // a worker process's CPU work to hand the batch over
-  double step_with_workers_cycles = 0;  // the trainer's step's extra work with worker processes
+  double step_with_workers_cycles = 0;  // the trainer's step's extra work with worker processes;
+                                        // counted as compute, as the trace that measured it does
   double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step, uncontended
   int cpu_compute_threads = 0;
   int samples = 0;
-  // One loader activity: in a worker process it also hands the batch over; in the trainer
-  // (num_workers = 0) nothing is handed over.
-  double loader_cpu_cycles(bool in_worker_process) const {
-    return fetch_cpu_cycles + preprocess_cpu_cycles + (in_worker_process ? send_cpu_cycles : 0.0);
-  }
+  // One loader activity; a worker process also hands the batch over (sim/model/pipeline.cpp
+  // pays none of the handoff with num_workers = 0).
+  double loader_cpu_cycles() const { return fetch_cpu_cycles + preprocess_cpu_cycles + send_cpu_cycles; }
 };
 
 // One data-parallel step (a device with a [link]): the batch scattered over the link, each
