@@ -1,5 +1,6 @@
 #include "validate/report_reader.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,23 @@ EarlierMeasurements read_measurements(const std::filesystem::path& report_json) 
     throw ConfigError({Diagnostic{report_json.string(), 0, 0, "--rescore",
                                   std::string("cannot read the measurements of an edgetwin-validate report.json: ") + e.what()}});
   }
+}
+
+std::vector<BalloonPlan> recorded_balloon_plans(const GridSpec& grid, const EarlierMeasurements& earlier) {
+  std::vector<BalloonPlan> plans;
+  for (const GridConfig& c : grid.configs) {
+    const auto found = earlier.runs.find(c.name);
+    if (!c.has_balloon() || found == earlier.runs.end() || found->second.empty()) {
+      plans.push_back({});
+      continue;
+    }
+    std::vector<std::uint64_t> planned;
+    for (const MeasuredRun& run : found->second) planned.push_back(run.balloon_planned_bytes);
+    const auto middle = planned.begin() + static_cast<std::ptrdiff_t>(planned.size() / 2);
+    std::nth_element(planned.begin(), middle, planned.end());
+    plans.push_back({*middle, 0});  // the room is the runs' business: a prediction takes the bytes only
+  }
+  return plans;
 }
 
 }  // namespace edgetwin::validate

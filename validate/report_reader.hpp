@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "validate/real_run.hpp"
+#include "validate/validation_grid.hpp"
 #include "validate/validation_report.hpp"
 
 namespace edgetwin::validate {
@@ -26,5 +27,13 @@ struct EarlierMeasurements {
 };
 
 EarlierMeasurements read_measurements(const std::filesystem::path& report_json);
+
+// The balloon of each of the grid's configurations as its earlier runs were planned
+// (MeasuredRun::balloon_planned_bytes), so that a re-scored balloon predicts the RAM those runs
+// had, not what a balloon planned from this moment's free memory would leave. A resumed session
+// plans afresh at its start, so the runs of one configuration may differ: the median is taken.
+// A configuration without a balloon, or without runs, gets none (the missing runs are reported
+// where the measurements are taken).
+std::vector<BalloonPlan> recorded_balloon_plans(const GridSpec& grid, const EarlierMeasurements& earlier);
 
 }  // namespace edgetwin::validate

@@ -62,6 +62,7 @@ struct SessionInputs {
   std::unique_ptr<InterleavedCalibration> calibration_rounds;  // --calibrate-each-round
   std::string runner = "libtorch";
   std::optional<PythonRunner> python;  // --runner pytorch, when measuring
+  std::optional<EarlierMeasurements> earlier;  // --rescore
 };
 
 // On a shared machine the memory used by others is the "OS base" a run really has: measured
@@ -277,7 +278,12 @@ SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path&
   in.overlaps = find_overlaps(in.grid, in.calibration, in.host_cores);
   refuse_overlaps(in.overlaps, in.grid, o.allow_overlap);
   open_dataset_for(in, o);
-  in.balloons = balloon_plans(in.grid, in.facts, in.host.mem_available_bytes);
+  if (o.rescore.empty()) {
+    in.balloons = balloon_plans(in.grid, in.facts, in.host.mem_available_bytes);
+  } else {
+    in.earlier = read_measurements(o.rescore);
+    in.balloons = recorded_balloon_plans(in.grid, *in.earlier);
+  }
   in.base_spec = base_spec(o, in);
   if (o.calibrate_each_round) in.calibration_rounds = interleaved_calibration(o, in);
   return in;
@@ -352,8 +358,8 @@ void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& 
 }
 
 // --rescore: the runs of an earlier report, configuration by configuration.
-void take_earlier_measurements(const ValidateOptions& o, std::vector<ConfigMeasurements>& configs, SessionInfo& info) {
-  const EarlierMeasurements earlier = read_measurements(o.rescore);
+void take_earlier_measurements(const ValidateOptions& o, const EarlierMeasurements& earlier,
+                               std::vector<ConfigMeasurements>& configs, SessionInfo& info) {
   if (o.runner && *o.runner != earlier.runner) {
     throw option_error("--runner", fmt::format("{} was measured by the {} runner, not {}; leave --runner out when re-scoring",
                                                o.rescore.string(), earlier.runner, *o.runner));
@@ -559,7 +565,7 @@ ValidationReport run_validation(const ValidateOptions& o, const std::filesystem:
     if (const std::string trainer = check_one_step(o, in); !trainer.empty()) report.session.notes.push_back(trainer);
     measure_rounds(o, in, report.configs, report.session, journal);
   } else {
-    take_earlier_measurements(o, report.configs, report.session);
+    take_earlier_measurements(o, *in.earlier, report.configs, report.session);
   }
   if (in.calibration_rounds) predict_with_pooled_profile(o, in, report);
   report.points = compare(report.configs);

@@ -9,7 +9,16 @@
 // ratio check on a fair machine; the bound is for what the model claims to handle.
 // Asserts the report is complete and says which runner measured, that the errors are within
 // validate_short_test's loose sanity bound (validation_stats.hpp; why it is loose:
-// docs/validation.md), and that the same bound rejects a model that ignores the workers.
+// docs/validation.md), and that the pooled calibration measured the handoff of a batch from a
+// worker process, which is what this runner's model adds.
+//
+// Unlike validate_short_test, it does not ask the bound to reject a model that ignores the
+// workers: one worker process gains little here, so such a model is not wrong enough for it.
+// Three runs on 2026-12-02 measured E2E(w1) / E2E(w0) at 0.97-1.06, 0.97-1.00 and 0.88-0.89
+// (spreads 16-75 %), the model predicted 0.85-0.96, and the bound allows 0.15 plus twice the
+// ratio's noise around the measured ratio: the workers-ignoring prediction (1.00) passed twice.
+// The bound's power is tested on known answers (ValidationStats.SanityBoundCatchesAModelThat
+// IgnoresWorkers) and on LibTorch's thread workers, whose gain is large (validate_short_test).
 //
 // A second test kills such a session while its interpreter trains with two worker processes.
 //
@@ -20,6 +29,7 @@
 
 #include <csignal>
 
+#include "sim/config/profile_loader.hpp"
 #include "tests/support/killable_process.hpp"
 #include "tests/validate/validate_e2e_support.hpp"
 
@@ -46,9 +56,12 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   // Each run left its per-batch trace: 2 epochs x ceil(1000 / 32) = 64 rows and a header.
   const std::string trace = read_text(dir / "out/pytorch/w1-b32-round-5.csv");
   EXPECT_EQ(std::count(trace.begin(), trace.end(), '\n'), 65) << trace.substr(0, 400);
-  const auto broken = ignoring_workers(points_from_report(report));
-  EXPECT_FALSE(sanity_failures(broken, SanityBound{}).empty())
-      << "a model that ignores the workers passed the sanity bound:\n" << r.output;
+  // The rounds' one-worker traces gave the trainer's receive (from its wait, or its CPU time
+  // inside next(): calibrate/import/contention_derivation.hpp), pooled as a measurement.
+  const ProfileSpec pooled = load_profile(dir / "out/profile.toml");
+  EXPECT_GT(pooled.costs.receive_cpu_s_per_batch + pooled.costs.receive_cpu_s_per_byte, 0) << pooled.costs.provenance.source;
+  EXPECT_TRUE(pooled.measurements.contains("receive_s_per_batch") || pooled.measurements.contains("receive_s_per_byte"))
+      << pooled.costs.provenance.source;
 }
 
 // The interpreter and its DataLoader workers (grandchildren of edgetwin-validate) die with it,

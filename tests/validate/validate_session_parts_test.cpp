@@ -104,6 +104,30 @@ TEST(ReportReader, AFileThatIsNoReportIsNamed) {
   }
 }
 
+// A re-score predicts the RAM the runs had: the balloon their session planned, not one planned
+// from the free memory of the moment (the runs' own median where a resumed session re-planned).
+TEST(ReportReader, ARescoredBalloonIsTheOneTheRunsWerePlannedWith) {
+  GridSpec grid;
+  grid.configs.resize(3);
+  grid.configs[0].name = "w2";
+  grid.configs[1].name = "w2-balloon";
+  grid.configs[1].balloon_leave_dataset_fraction = 0.5;
+  grid.configs[2].name = "w2-balloon-unmeasured";
+  grid.configs[2].balloon_bytes = 5e9;
+  EarlierMeasurements earlier;
+  earlier.runs["w2"] = {sample_run(4.0)};  // planned 1,000,000 bytes, but this configuration has no balloon
+  for (const std::uint64_t planned : {7'000u, 3'000u, 5'000u}) {
+    MeasuredRun run = sample_run(6.0);
+    run.balloon_planned_bytes = planned;
+    earlier.runs["w2-balloon"].push_back(run);
+  }
+  const std::vector<BalloonPlan> plans = recorded_balloon_plans(grid, earlier);
+  ASSERT_EQ(plans.size(), 3u);
+  EXPECT_EQ(plans[0].bytes, 0u);
+  EXPECT_EQ(plans[1].bytes, 5'000u);
+  EXPECT_EQ(plans[2].bytes, 0u);
+}
+
 // What the prediction takes from the session: the dataset actually read, the balloon as RAM
 // taken away, the measured OS base, the pinned cores.
 TEST(PreparePrediction, TheRunsFactsReplaceTheWorkloadAndDeviceFiles) {
