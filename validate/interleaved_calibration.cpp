@@ -20,12 +20,11 @@ namespace edgetwin::validate {
 namespace {
 
 using calibrate::Measurement;
-using calibrate::summarize;
 
 // One pooled cost: the median over the rounds, and its spread over the rounds as a record.
 double pooled_value(const std::string& name, const std::vector<double>& values, const std::string& unit,
                     std::vector<Measurement>& records) {
-  records.push_back(summarize(name, values, unit));
+  records.push_back(calibrate::summarize(name, values, unit));
   return records.back().median;
 }
 

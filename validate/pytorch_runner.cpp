@@ -15,10 +15,6 @@ namespace edgetwin::validate {
 
 namespace {
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{"", 0, 0, option, message}});
-}
-
 // The last lines of the script's output: its error message and traceback, not its whole life.
 std::string tail_of(const std::string& output) {
   constexpr std::size_t kTailBytes = 4000;

@@ -35,10 +35,6 @@ namespace edgetwin::validate {
 
 namespace {
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{"", 0, 0, option, message}});
-}
-
 // Everything checked and opened before the first measurement.
 struct SessionInputs {
   GridSpec grid;

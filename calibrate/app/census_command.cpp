@@ -59,10 +59,6 @@ CLI::App* add_census_command(CLI::App& app, CensusOptions& o) {
 
 namespace {
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{"", 0, 0, option, message}});
-}
-
 std::vector<std::int64_t> parse_shape(const std::string& text) {
   std::vector<std::int64_t> dims;
   std::stringstream in(text);

@@ -15,10 +15,6 @@ namespace edgetwin::calibrate {
 
 namespace {
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{"", 0, 0, option, message}});
-}
-
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text;

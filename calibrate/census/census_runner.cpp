@@ -29,10 +29,6 @@ std::vector<std::string> census_optimizers() { return {"sgd-momentum", "sgd", "a
 
 namespace {
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{"", 0, 0, option, message}});
-}
-
 // The built-ins' default heads: LeNet-5 and ResNet-18 for 10 classes, MobileNetV3 for ImageNet.
 int default_classes(const std::string& model) { return canonical_model_name(model) == "mobilenetv3-large" ? 1000 : 10; }
 

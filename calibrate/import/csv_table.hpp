@@ -21,6 +21,9 @@
 
 namespace edgetwin::calibrate {
 
+// The largest epoch or batch index a run's log can have (a bound for whole_number).
+constexpr double kMaxIndex = 1e9;
+
 class CsvTable {
  public:
   static CsvTable read(const std::filesystem::path& file);

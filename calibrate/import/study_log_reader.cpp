@@ -27,9 +27,6 @@ std::string time_column(const CsvTable& t, const std::string& base) {
   return base;
 }
 
-// Epochs and batch indices as whole numbers a run can have.
-constexpr double kMaxIndex = 1e9;
-
 double seconds(const CsvTable& t, std::size_t row, const std::string& column, std::vector<Diagnostic>& problems) {
   return t.seconds(row, column, column.ends_with("_ms") ? 1e-3 : 1.0, "s/batch", problems);
 }

@@ -14,9 +14,6 @@ namespace {
 // More than this many problems in one file says "wrong file", not "a few bad rows".
 constexpr std::size_t kMaxProblems = 20;
 
-// Epochs and batch indices as whole numbers a run can have.
-constexpr double kMaxIndex = 1e9;
-
 // A batch's size: a whole number within a dataset's plausible samples.
 int batch_size_of(const CsvTable& t, std::size_t row, std::vector<Diagnostic>& problems) {
   const std::size_t before = problems.size();

@@ -22,8 +22,6 @@ constexpr char kError = 'e';
 
 // ---- signals while a pool runs -------------------------------------------------------------
 
-// Matches the registry's table (sim/app/termination.cpp).
-constexpr std::size_t kMaxChildren = 1024;
 volatile std::sig_atomic_t g_signal = 0;
 
 void on_termination_signal(int signal) {
@@ -224,7 +222,7 @@ void run_in_children(const TaskSource& next_task, int jobs, const std::function<
   const TerminationHandlers handlers;
   RunningChildren running;
   auto& children = running.list();
-  const auto limit = static_cast<std::size_t>(std::clamp(jobs, 1, static_cast<int>(kMaxChildren)));
+  const auto limit = static_cast<std::size_t>(std::clamp(jobs, 1, static_cast<int>(kMaxRegisteredChildren)));
   bool tasks_left = true;
   while (tasks_left || !children.empty()) {
     if (g_signal != 0) throw Interrupted(g_signal);  // RunningChildren reaps what is left

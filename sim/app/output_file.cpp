@@ -33,19 +33,11 @@ std::string temporary_prefix(const fs::path& target) {
   return prefix;
 }
 
-bool process_is_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
-
-// A temporary file of another run for this target whose process no longer exists: it was
-// killed (SIGKILL, a power cut) before it could remove the file.
+// A temporary file of another run for this target whose process no longer exists.
 void remove_stale_temporaries(const fs::path& target) {
-  const std::string prefix = temporary_prefix(target);
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(directory_of(target), ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with(prefix) || !name.ends_with(kSuffix)) continue;
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (process_is_gone(static_cast<pid_t>(std::stol(digits)))) fs::remove(entry.path(), ec);
+  for (const fs::path& file : leftovers_of_dead_processes(directory_of(target), temporary_prefix(target), kSuffix)) {
+    fs::remove(file, ec);
   }
 }
 
@@ -212,6 +204,20 @@ std::vector<Diagnostic> output_targets_problems(const std::vector<std::pair<std:
     }
   }
   return problems;
+}
+
+std::vector<fs::path> leftovers_of_dead_processes(const fs::path& dir, std::string_view prefix, std::string_view suffix) {
+  const auto process_is_gone = [](pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; };
+  std::vector<fs::path> leftovers;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix) || !name.ends_with(suffix)) continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (process_is_gone(static_cast<pid_t>(std::stol(digits)))) leftovers.push_back(entry.path());
+  }
+  return leftovers;
 }
 
 }  // namespace edgetwin

@@ -85,4 +85,9 @@ void check_output_target(const std::filesystem::path& target, std::string_view o
 std::vector<Diagnostic> output_targets_problems(
     const std::vector<std::pair<std::string, std::filesystem::path>>& outputs);
 
+// The entries of `dir` named prefix + PID + suffix whose process no longer exists: what a run
+// killed before it could clean up (SIGKILL, a power cut) left of its temporary outputs.
+std::vector<std::filesystem::path> leftovers_of_dead_processes(const std::filesystem::path& dir, std::string_view prefix,
+                                                               std::string_view suffix);
+
 }  // namespace edgetwin

@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 #include <string_view>
 #include <system_error>
@@ -17,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kSuffix = ".tmpdir";
+constexpr std::string_view kStagingSuffix = ".tmpdir";
 
 // dir without a trailing separator, so that its name is its last component.
 fs::path normalised(const fs::path& dir) {
@@ -35,17 +34,10 @@ std::string staging_prefix(const fs::path& dir) {
   return prefix;
 }
 
-bool process_is_gone(pid_t pid) { return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH; }
-
 void remove_stale_staging(const fs::path& dir) {
-  const std::string prefix = staging_prefix(dir);
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(parent_of(dir), ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with(prefix) || !name.ends_with(kSuffix)) continue;
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (process_is_gone(static_cast<pid_t>(std::stol(digits)))) fs::remove_all(entry.path(), ec);
+  for (const fs::path& staging : leftovers_of_dead_processes(parent_of(dir), staging_prefix(dir), kStagingSuffix)) {
+    fs::remove_all(staging, ec);
   }
 }
 
@@ -89,7 +81,7 @@ void move_into_place(const fs::path& staging, const fs::path& dir, const std::ma
 
 fs::path staging_directory_of(const fs::path& dir) {
   const fs::path d = normalised(dir);
-  return parent_of(d) / (staging_prefix(d) + std::to_string(::getpid()) + std::string(kSuffix));
+  return parent_of(d) / (staging_prefix(d) + std::to_string(::getpid()) + std::string(kStagingSuffix));
 }
 
 void write_output_set(const fs::path& target, const std::map<std::string, std::string>& files) {

@@ -12,10 +12,8 @@
 namespace edgetwin {
 namespace {
 
-// Plain arrays of volatile values: all a signal handler may read. A pool runs at most this
-// many children (sim/app/child_process.cpp clamps its jobs to it).
-constexpr std::size_t kMaxChildren = 1024;
-volatile pid_t g_children[kMaxChildren] = {};
+// Plain arrays of volatile values: all a signal handler may read.
+volatile pid_t g_children[kMaxRegisteredChildren] = {};
 
 // A command writes a handful of outputs at once (a sweep's CSV, JSON and figure).
 constexpr std::size_t kMaxTemporaries = 32;

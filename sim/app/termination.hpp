@@ -19,9 +19,14 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <filesystem>
 
 namespace edgetwin {
+
+// The most children registered at once: a plain array, all a signal handler may read. A pool
+// runs at most this many (sim/app/child_process.cpp clamps its jobs to it).
+constexpr std::size_t kMaxRegisteredChildren = 1024;
 
 void register_child(pid_t pid);
 void unregister_child(pid_t pid);

@@ -54,4 +54,8 @@ std::string Diagnostic::to_string() const {
 ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join_lines(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
+ConfigError option_error(const std::string& option, const std::string& message) {
+  return ConfigError({Diagnostic{"", 0, 0, option, message}});
+}
+
 }  // namespace edgetwin

@@ -29,4 +29,7 @@ class ConfigError : public std::runtime_error {
   std::vector<Diagnostic> diagnostics_;
 };
 
+// A problem with a command-line option, not in a file: a ConfigError of one Diagnostic.
+ConfigError option_error(const std::string& option, const std::string& message);
+
 }  // namespace edgetwin

@@ -28,9 +28,6 @@ constexpr double kSameStepHz = 1e3;
 // operating_point.cpp's cap_rounding.
 constexpr double kCapRounding = 1.01;
 
-// How many steps a message about a frequency that is not one of them lists.
-constexpr std::size_t kNearestStepsShown = 3;
-
 // Active power scales as (f / f_max)^dvfs_exponent: 1 is power linear in the clock at a fixed
 // voltage, 3 is voltage rising in proportion to the clock (P ~ C V^2 f); 4 leaves room for
 // leakage growing with voltage. Outside that a value is a mistake, not a chip.
@@ -268,17 +265,6 @@ void check_default_storage(TomlReader& reader, const DeviceSpec& device) {
   if (device.find_storage(device.default_storage)) return;
   reader.add_error("device.default_storage",
                    unknown_choice_message("storage", device.default_storage, device.storage_names()));
-}
-
-std::string nearest_steps(const std::vector<double>& steps, double hz) {
-  std::vector<double> nearest = steps;
-  std::sort(nearest.begin(), nearest.end(),
-            [hz](double a, double b) { return std::abs(a - hz) < std::abs(b - hz); });
-  nearest.resize(std::min(kNearestStepsShown, nearest.size()));
-  std::sort(nearest.begin(), nearest.end());
-  std::vector<std::string> names;
-  for (double step : nearest) names.push_back(format_frequency(step));
-  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 // A cap must mean a clock the device has: from its lowest step (or 0) up to its maximum, both

@@ -30,16 +30,6 @@ double capped_clock(const std::vector<double>& steps, double max_hz, double cap_
   return clock;
 }
 
-std::string nearest_steps(const std::vector<double>& steps, double hz) {
-  std::vector<double> sorted = steps;
-  std::sort(sorted.begin(), sorted.end(), [hz](double a, double b) { return std::abs(a - hz) < std::abs(b - hz); });
-  sorted.resize(std::min<std::size_t>(3, sorted.size()));
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<std::string> names;
-  for (const double s : sorted) names.push_back(format_frequency(s));
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
 // An explicit clock must be one of the device's steps (or, without a list, at most the maximum).
 void check_clock(std::vector<Diagnostic>& problems, const std::string& option, const std::string& what,
                  const std::vector<double>& steps, double max_hz, double hz) {
@@ -68,6 +58,16 @@ std::string mode_list(const DeviceSpec& device) {
 }
 
 }  // namespace
+
+std::string nearest_steps(const std::vector<double>& steps, double hz) {
+  std::vector<double> sorted = steps;
+  std::sort(sorted.begin(), sorted.end(), [hz](double a, double b) { return std::abs(a - hz) < std::abs(b - hz); });
+  sorted.resize(std::min<std::size_t>(3, sorted.size()));
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::string> names;
+  for (const double s : sorted) names.push_back(format_frequency(s));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
 
 OperatingPoint max_operating_point(const DeviceSpec& device) {
   if (device.maxima) return *device.maxima;

@@ -46,5 +46,8 @@ std::vector<std::pair<std::string, OperatingPoint>> select_modes(const DeviceSpe
 // "1377MHz", "1.377 GHz", "1377000000" -> Hz; nullopt when it is not a frequency.
 std::optional<double> parse_frequency_hz(const std::string& text);
 std::string format_frequency(double hz);
+// The (at most) three of `steps` nearest to `hz`, ascending and formatted, for messages that
+// refuse a clock the device does not have.
+std::string nearest_steps(const std::vector<double>& steps, double hz);
 
 }  // namespace edgetwin

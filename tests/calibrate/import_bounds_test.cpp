@@ -53,7 +53,7 @@ TEST(ImportBounds, ReadsLongerThanTheWaitAreRefused) {
             ":2:18: io_s: expected at most fetch_s (0.01 s; the reads are part of the wait for the batch), got 0.03");
 }
 
-WorkloadSpec lenet() {
+WorkloadSpec lenet_without_costs() {
   WorkloadSpec w;
   w.name = "lenet-mnist";
   w.dataset.samples = 60000;
@@ -72,7 +72,7 @@ TEST(ImportBounds, OptionsThatWereIgnoredAreRefused) {
   o.derivation.reference_cpu_freq_hz = std::nan("");
   o.derivation.reference_gpu_freq_hz = -1;
   o.derivation.skip_epochs = -3;
-  EXPECT_EQ(error_of<ConfigError>([&] { import_profile(o, lenet()); }),
+  EXPECT_EQ(error_of<ConfigError>([&] { import_profile(o, lenet_without_costs()); }),
             "--skip-epochs: expected a non-negative integer (epochs), got -3\n"
             "--reference-cpu-freq-hz: expected a positive number (Hz), got nan\n"
             "--reference-gpu-freq-hz: expected a non-negative number (Hz), got -1");
@@ -88,7 +88,7 @@ TEST(ImportBounds, ADerivedCostBelowResolutionIsZeroAndTheProfileLoads) {
   o.trace_csvs = {dir / "t.csv"};
   o.derivation.sequential = true;
   o.command = "edgetwin-calibrate import --trace t.csv --sequential";
-  const ProfileDocument doc = import_profile(o, lenet());
+  const ProfileDocument doc = import_profile(o, lenet_without_costs());
   EXPECT_EQ(doc.profile.costs.fetch_cpu_s_per_sample, 0.0);
   EXPECT_NE(doc.profile.costs.provenance.source.find("fetch_cpu_s_per_sample came out 2.5e-23 s/sample, below 1 ps; set to 0"),
             std::string::npos)
@@ -110,7 +110,7 @@ TEST(ImportBounds, ATraceOfManyBatchesGivesAProfileThatLoads) {
   o.trace_csvs = {dir / "t.csv"};
   o.derivation.sequential = true;
   o.command = "edgetwin-calibrate import --trace t.csv --sequential";
-  write_text(dir / "p.toml", render_profile(import_profile(o, lenet())));
+  write_text(dir / "p.toml", render_profile(import_profile(o, lenet_without_costs())));
   const auto profile = load_profile(dir / "p.toml");
   EXPECT_EQ(profile.measurements.at("compute_s_bs16").repetitions, 1500);
 }

@@ -284,11 +284,11 @@ TEST(ImportContention, ALogWithoutSettingsColumnsIsImportedAsBefore) {
   EXPECT_NEAR(d.costs.preprocess_cpu_s_per_sample, 58e-6, 1e-15);
 }
 
-const std::string kHeader = "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s\n";
+const std::string kWorkerTraceHeader = "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s\n";
 
 TEST(ImportContention, TheSettingsColumnsAreRead) {
   TempDir dir;
-  write_text(dir / "t.csv", kHeader + "0,0,16,0.05,0.001,50304,1,4,2,0.02\n0,1,16,0.001,0.001,50304,1,4,2,\n");
+  write_text(dir / "t.csv", kWorkerTraceHeader + "0,0,16,0.05,0.001,50304,1,4,2,0.02\n0,1,16,0.001,0.001,50304,1,4,2,\n");
   const auto rows = read_trace_csv(dir / "t.csv");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].workers, 1);
@@ -316,7 +316,7 @@ TEST(ImportContention, TheTrainersCpuInsideNextIsReadAndLocatedWhenBad) {
 
 TEST(ImportContention, BadSettingsAreLocated) {
   TempDir dir;
-  write_text(dir / "t.csv", kHeader + "0,0,16,0.05,0.001,50304,-1,4,0,-2\n");
+  write_text(dir / "t.csv", kWorkerTraceHeader + "0,0,16,0.05,0.001,50304,-1,4,0,-2\n");
   const std::string f = (dir / "t.csv").string();
   const std::string e = error_of<ConfigError>([&] { read_trace_csv(dir / "t.csv"); });
   EXPECT_NE(e.find(f + ":2:"), std::string::npos) << e;
@@ -327,7 +327,7 @@ TEST(ImportContention, BadSettingsAreLocated) {
 
 TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   TempDir dir;
-  std::string csv = kHeader;
+  std::string csv = kWorkerTraceHeader;
   for (int b = 0; b < 6; ++b) csv += fmt::format("0,{},16,0.00096,0.0012,50304,0,,1,{}\n", b, b == 0 ? "0.0001" : "");
   for (int b = 0; b < 8; ++b) csv += fmt::format("0,{},16,{},0.0015,50304,1,2,1,{}\n", b, b < 2 ? 0.05 : 0.0003, b == 0 ? "0.02" : "");
   write_text(dir / "t.csv", csv);

@@ -66,7 +66,7 @@ power = { kind = "estimate", source = "module budget" }
 )toml";
 
 // The medium file kPowered names, in media/ beside it.
-const std::string kMicroSd = R"toml([medium]
+const std::string kPoweredMicroSd = R"toml([medium]
 name = "microsd"
 description = "a microSD card"
 read_bw_bytes_per_s = 90e6
@@ -87,7 +87,7 @@ class DevicePower : public ::testing::Test {
  protected:
   DevicePower() {
     std::filesystem::create_directories(scratch_.path_of("media"));
-    scratch_.write("media/microsd.toml", kMicroSd);
+    scratch_.write("media/microsd.toml", kPoweredMicroSd);
   }
   std::vector<std::string> errors_after(std::string_view from, std::string_view to) {
     return errors_of(replaced(kPowered, from, to));
@@ -264,14 +264,14 @@ TEST_F(DevicePower, NegativeInlineActivePower) {
 
 TEST_F(DevicePower, NegativeActivePowerInAMediumFile) {
   std::filesystem::path file =
-      scratch_.write("media/microsd.toml", replaced(kMicroSd, "active_power_w = 0.3", "active_power_w = -0.3"));
+      scratch_.write("media/microsd.toml", replaced(kPoweredMicroSd, "active_power_w = 0.3", "active_power_w = -0.3"));
   EXPECT_THAT(error_lines([&] { load_medium(file); }),
               ElementsAre(in_media("microsd.toml", "6:18: medium.active_power_w: expected a non-negative number (W), "
                                                    "got -0.3")));
 }
 
 TEST_F(DevicePower, MediumFileActivePowerDefaultsToZero) {
-  std::filesystem::path file = scratch_.write("media/microsd.toml", replaced(kMicroSd, "active_power_w = 0.3\n", ""));
+  std::filesystem::path file = scratch_.write("media/microsd.toml", replaced(kPoweredMicroSd, "active_power_w = 0.3\n", ""));
   EXPECT_DOUBLE_EQ(load_medium(file).active_power_w, 0.0);
   EXPECT_DOUBLE_EQ(load_of(kPowered).find_storage("sd")->active_power_w, 0.0);
 }

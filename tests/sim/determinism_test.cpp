@@ -18,7 +18,7 @@ using test_support::quoted;
 using test_support::read_text;
 using test_support::TempDir;
 
-std::string edgetwin(const std::string& args) {
+std::string edgetwin_output(const std::string& args) {
   const auto r = test_support::run_command(std::string(EDGETWIN_BINARY) + " " + args);
   EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
   return r.output;
@@ -27,8 +27,8 @@ std::string edgetwin(const std::string& args) {
 TEST(Determinism, PredictGivesTheSameBytesEveryRun) {
   TempDir dir;
   const std::string args = "predict --device agx-xavier --workload lenet-jpeg-folder --epochs 2 --seed 7 --json --trace ";
-  const std::string first = edgetwin(args + quoted(dir / "a.csv"));
-  const std::string second = edgetwin(args + quoted(dir / "b.csv"));
+  const std::string first = edgetwin_output(args + quoted(dir / "a.csv"));
+  const std::string second = edgetwin_output(args + quoted(dir / "b.csv"));
   EXPECT_EQ(first, second);
   EXPECT_EQ(read_text(dir / "a.csv"), read_text(dir / "b.csv"));
   EXPECT_GT(read_text(dir / "a.csv").size(), 100'000u);
@@ -43,7 +43,7 @@ TEST(Determinism, SweepGivesTheSameBytesWhateverTheJobs) {
   const std::string sweep = "sweep --device jetson-nano --workload lenet-jpeg-folder --workers 0,2,4 --batch-size 16,64 "
                             "--storage sd,sd-a2 --quiet ";
   const auto run = [&](const std::string& settings, const std::string& name) {
-    edgetwin(sweep + settings + " --csv " + quoted(dir / (name + ".csv")) + " --json " + quoted(dir / (name + ".json")));
+    edgetwin_output(sweep + settings + " --csv " + quoted(dir / (name + ".csv")) + " --json " + quoted(dir / (name + ".json")));
     return std::pair(read_text(dir / (name + ".csv")), read_text(dir / (name + ".json")));
   };
   const auto one = run("--jobs 1", "one");
@@ -62,7 +62,7 @@ TEST(Determinism, PlanRoundGivesTheSameBytesEveryRunAndWhateverTheJobs) {
     const auto r = test_support::run_command(std::string(EDGETWIN_BINARY) + " " + plan + jobs + " --json --client-configs " +
                                              quoted(clients) + " 2>/dev/null");
     EXPECT_EQ(r.exit_code, 0) << jobs;
-    const std::string csv = edgetwin(plan + jobs + " --csv");
+    const std::string csv = edgetwin_output(plan + jobs + " --csv");
     std::map<std::string, std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(clients)) files[e.path().filename().string()] = read_text(e.path());
     return std::tuple(r.output, csv, files);
