@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/json_integer.hpp"
 
 namespace edgetwin {
 namespace {
@@ -20,6 +21,20 @@ double positive(const nlohmann::json& epoch, const char* key, const std::filesys
     throw file_error(file, where, "missing; expected a positive number");
   const double value = epoch.at(key).get<double>();
   if (!(value > 0)) throw file_error(file, where, fmt::format("expected a positive number, got {}", value));
+  return value;
+}
+
+// A count as a JSON integer: a float past int64 cast to one would be undefined.
+std::int64_t positive_count(const nlohmann::json& epoch, const char* key, const std::filesystem::path& file, std::size_t i) {
+  const std::string where = fmt::format("epochs[{}].{}", i, key);
+  if (!epoch.contains(key)) throw file_error(file, where, "missing; expected a positive integer");
+  std::int64_t value = 0;
+  try {
+    value = integer_of<std::int64_t>(epoch.at(key));
+  } catch (const std::logic_error& e) {
+    throw file_error(file, where, fmt::format("expected a positive integer: {}", e.what()));
+  }
+  if (value < 1) throw file_error(file, where, fmt::format("expected a positive integer, got {}", value));
   return value;
 }
 
@@ -43,7 +58,7 @@ std::vector<EpochSample> read_measured_epochs(const std::filesystem::path& file)
       throw file_error(file, fmt::format("epochs[{}].epoch", i), fmt::format("expected {} (epochs in order from 0)", i));
     EpochSample s;
     s.e2e_s = positive(e, "e2e_s", file, i);
-    s.batches = static_cast<std::int64_t>(positive(e, "batches", file, i));
+    s.batches = positive_count(e, "batches", file, i);
     s.has_energy = e.contains("energy_j") && e.at("energy_j").is_number();
     if (s.has_energy) s.energy_j = e.at("energy_j").get<double>();
     epochs.push_back(s);

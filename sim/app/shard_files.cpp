@@ -12,6 +12,7 @@
 #include "sim/app/output_file.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/input_file.hpp"
+#include "sim/config/json_integer.hpp"
 
 #ifndef EDGETWIN_VERSION
 #define EDGETWIN_VERSION "unknown"
@@ -21,6 +22,8 @@ namespace edgetwin {
 namespace {
 
 constexpr const char* kFormat = "edgetwin shard 1";
+constexpr std::size_t kMaxShards = 1'000'000;  // as --shard K/N takes
+constexpr std::size_t kMaxMissingListed = 10;  // a merge of few files keeps its error one short line
 
 [[noreturn]] void refuse(const std::filesystem::path& file, const std::string& message) {
   throw ConfigError({Diagnostic{file.string(), 0, 0, "", message}});
@@ -55,9 +58,9 @@ ShardIdentity identity_of(const nlohmann::json& h) {
   id.command = h.at("command").get<std::string>();
   id.arguments = h.at("arguments").get<std::vector<std::string>>();
   id.inputs = h.at("inputs").get<std::string>();
-  id.shard = h.at("shard").get<std::size_t>();
-  id.shards = h.at("shards").get<std::size_t>();
-  id.chunks = h.at("chunks").get<std::size_t>();
+  id.shard = integer_of<std::size_t>(h.at("shard"));
+  id.shards = integer_of<std::size_t>(h.at("shards"));
+  id.chunks = integer_of<std::size_t>(h.at("chunks"));
   return id;
 }
 
@@ -91,16 +94,19 @@ ShardFile read_shard_file(const std::filesystem::path& file) {
   try {
     shard.identity = identity_of(header);
     const ShardIdentity& id = shard.identity;
-    if (id.shards < 1 || id.shard < 1 || id.shard > id.shards) refuse(file, fmt::format("shard {}/{} is not a part", id.shard, id.shards));
+    if (id.shards < 1 || id.shards > kMaxShards || id.shard < 1 || id.shard > id.shards)
+      refuse(file, fmt::format("shard {}/{} is not a part (expected 1 <= K <= N <= {})", id.shard, id.shards, kMaxShards));
     for (const auto& entry : header.at("sizes")) {
-      const auto chunk = entry.at(0).get<std::size_t>();
-      const auto size = entry.at(1).get<std::size_t>();
+      const auto chunk = integer_of<std::size_t>(entry.at(0));
+      const auto size = integer_of<std::size_t>(entry.at(1));
       if (size > bytes.size() - offset) refuse(file, "is cut short (its chunks end before the header says)");
       if (chunk >= id.chunks || !shard.chunks.emplace(chunk, bytes.substr(offset, size)).second)
         refuse(file, fmt::format("lists chunk {} twice or beyond the batch's {} chunks", chunk, id.chunks));
       offset += size;
     }
   } catch (const nlohmann::json::exception& e) {
+    refuse(file, fmt::format("damaged shard header: {}", e.what()));
+  } catch (const std::logic_error& e) {  // integer_of: not an integer, or past size_t
     refuse(file, fmt::format("damaged shard header: {}", e.what()));
   }
   if (offset != bytes.size()) refuse(file, fmt::format("has {} bytes after its last chunk", bytes.size() - offset));
@@ -126,6 +132,19 @@ std::optional<std::string> foreign(const ShardIdentity& first, const ShardIdenti
   return std::nullopt;
 }
 
+// Names the first few shards missing and counts the rest: a header may claim up to a million.
+[[noreturn]] void refuse_missing_shards(const std::map<std::size_t, std::filesystem::path>& file_of_shard,
+                                        std::size_t shards, std::size_t files) {
+  std::vector<std::string> listed;
+  for (std::size_t k = 1; k <= shards && listed.size() < kMaxMissingListed; ++k)
+    if (!file_of_shard.contains(k)) listed.push_back(fmt::format("{}/{}", k, shards));
+  const std::size_t missing = shards - file_of_shard.size();
+  const std::string more = missing > listed.size() ? fmt::format(" and {} more", missing - listed.size()) : "";
+  throw ConfigError({Diagnostic{"", 0, 0, "merge",
+                                fmt::format("shard{} {}{} missing (given: {} file{})", missing > 1 ? "s" : "",
+                                            fmt::join(listed, ", "), more, files, files > 1 ? "s" : "")}});
+}
+
 }  // namespace
 
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
@@ -134,9 +153,9 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
   int used = 0;
   const bool parsed = std::sscanf(text.c_str(), "%zu%c%zu%n", &k, &slash, &n, &used) == 3 && slash == '/' &&
                       static_cast<std::size_t>(used) == text.size();
-  if (!parsed || n < 1 || k < 1 || k > n || n > 1'000'000)
+  if (!parsed || n < 1 || k < 1 || k > n || n > kMaxShards)
     throw ConfigError({Diagnostic{"", 0, 0, "--shard",
-                                  fmt::format("expected K/N with 1 <= K <= N <= 1000000 (shard K of N), got \"{}\"", text)}});
+                                  fmt::format("expected K/N with 1 <= K <= N <= {} (shard K of N), got \"{}\"", kMaxShards, text)}});
   return {k, n};
 }
 
@@ -227,13 +246,7 @@ std::unique_ptr<ShardSet> read_shard_set(const std::vector<std::filesystem::path
     if (!fresh) refuse(file, fmt::format("shard {}/{} again (also in {})", shard.identity.shard, first->shards, at->second.string()));
     all.merge(shard.chunks);
   }
-  std::vector<std::string> missing;
-  for (std::size_t k = 1; k <= first->shards; ++k)
-    if (!file_of_shard.contains(k)) missing.push_back(fmt::format("{}/{}", k, first->shards));
-  if (!missing.empty())
-    throw ConfigError({Diagnostic{"", 0, 0, "merge",
-                                  fmt::format("shard{} {} missing (given: {} file{})", missing.size() > 1 ? "s" : "",
-                                              fmt::join(missing, ", "), files.size(), files.size() > 1 ? "s" : "")}});
+  if (file_of_shard.size() < first->shards) refuse_missing_shards(file_of_shard, first->shards, files.size());
   first->shard = 0;
   return std::make_unique<ShardSet>(*first, files.front(), std::move(all));
 }

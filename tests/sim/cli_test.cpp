@@ -196,6 +196,11 @@ TEST_F(Cli, EstimateNeedsALengthAndAReadableRun) {
   expect_rejected(run("estimate --epochs 3 --steps 10"), "--epochs");
   const auto bad = write("bad.json", "{\"epochs\": [{\"epoch\": 0, \"e2e_s\": 1.5}]}");
   expect_rejected(run("estimate --epochs 3 --measured " + bad.string()), "epochs[0].batches");
+  // A count past int64 is a float to JSON: refused, not cast (an undefined conversion before).
+  for (const char* batches : {"1e300", "2.5", "-4"}) {
+    const auto past = write("past.json", std::string("{\"epochs\": [{\"e2e_s\": 1.5, \"batches\": ") + batches + "}]}");
+    expect_rejected(run("estimate --epochs 3 --measured " + past.string()), "epochs[0].batches: expected a positive integer");
+  }
   const auto r = run("estimate --workload lenet-mnist --epochs 3 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);

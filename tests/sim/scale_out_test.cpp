@@ -220,6 +220,36 @@ TEST_F(BadShards, AHeaderWhoseFormatIsNotAStringIsNoShard) {
   expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: not a shard file");
 }
 
+// Found by shard_file_fuzzer in CI (fuzz/corpus/shard_file/finding-chunks-1e30.etshard): a
+// count that JSON holds as a float (1e30, 2.5, -1.0) was cast to size_t, which is undefined.
+TEST_F(BadShards, ACountThatIsNotAnIntegerIsADamagedHeader) {
+  const std::string text = read_text(shard(2));
+  for (const std::string& bad : {"1e30", "2.5", "-1"}) {
+    std::string edited = text;
+    const auto at = edited.find("\"chunks\":");
+    ASSERT_NE(at, std::string::npos);
+    edited.replace(at, edited.find(',', at) - at, "\"chunks\":" + bad);
+    write_text(shard(2), edited);
+    expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: damaged shard header: expected");
+  }
+}
+
+// A header may claim a million shards, or 2^64 - 1: the merge names the first ten missing
+// and counts the rest (it listed each, and looped for ever on 2^64 - 1).
+TEST_F(BadShards, ManyMissingShardsAreCountedAndTooManyAreNoPart) {
+  const auto header = [](const std::string& shards) {
+    return R"({"format":"edgetwin shard 1","version":"v","build":"b","command":"sweep","arguments":[],)"
+           R"("inputs":"i","shard":1,"shards":)" + shards + R"(,"chunks":1,"sizes":[[0,2]]})" "\nab";
+  };
+  write_text(dir_ / "first.etshard", header("1000000"));
+  expect_refused({dir_ / "first.etshard"},
+                 "merge: shards 2/1000000, 3/1000000, 4/1000000, 5/1000000, 6/1000000, 7/1000000, 8/1000000, "
+                 "9/1000000, 10/1000000, 11/1000000 and 999989 more missing (given: 1 file)");
+  write_text(dir_ / "first.etshard", header("18446744073709551615"));
+  expect_refused({dir_ / "first.etshard"},
+                 "first.etshard: shard 1/18446744073709551615 is not a part (expected 1 <= K <= N <= 1000000)");
+}
+
 TEST_F(BadShards, OptionsAfterTheSeparatorThatChangeTheRunAreRefused) {
   const auto r = run_command(edgetwin("merge " + quoted(shard(1)) + " " + quoted(shard(2)) + " " + quoted(shard(3)) +
                                       " -- --epochs 3") + " 2>&1");
