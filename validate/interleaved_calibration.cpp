@@ -13,6 +13,7 @@
 #include "calibrate/app/output_files.hpp"
 #include "calibrate/app/profile_builder.hpp"
 #include "calibrate/app/progress_line.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
 #include "sim/config/profile_loader.hpp"
 
 namespace edgetwin::validate {
@@ -109,6 +110,9 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
                    "s/batch", m);
   pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch",
                    of_rounds(rounds, &CostSpec::step_with_workers_s_per_batch), "s/batch", m);
+  // Measured by the reclaim probe (calibrate/hardware/reclaim_probe.hpp) in sessions with a balloon.
+  pool_if_measured(c.reclaim_cpu_s_per_byte, "reclaim_s_per_byte", of_rounds(rounds, &CostSpec::reclaim_cpu_s_per_byte),
+                   "s/byte", m);
   c.compute = pooled_curve(rounds, m);
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
   c.provenance = Provenance{
@@ -156,8 +160,36 @@ bool InterleavedCalibration::done(int round) const {
   }
 }
 
+void add_reclaim(calibrate::ProfileDocument& profile, const calibrate::ReclaimMeasurement& m) {
+  CostSpec& c = profile.profile.costs;
+  c.reclaim_cpu_s_per_byte = calibrate::reclaim_cpu_s_per_byte(m);
+  const auto per_byte = [](const calibrate::ReadPass& p) { return p.bytes > 0 ? p.cpu_s / static_cast<double>(p.bytes) : 0.0; };
+  auto& records = profile.measurements;
+  records.push_back(calibrate::summarize("reclaim_s_per_byte", {c.reclaim_cpu_s_per_byte}, "s/byte"));
+  records.push_back(calibrate::summarize("read_miss_s_per_byte", {calibrate::miss_cpu_s_per_byte(m)}, "s/byte"));
+  records.push_back(calibrate::summarize("read_hit_s_per_byte", {calibrate::hit_cpu_s_per_byte(m)}, "s/byte"));
+  records.push_back(calibrate::summarize("read_under_pressure_s_per_byte", {per_byte(m.pressured)}, "s/byte"));
+  records.push_back(calibrate::summarize("read_under_pressure_missed_fraction",
+                                         {static_cast<double>(m.pressured.missed_bytes) / static_cast<double>(m.pressured.bytes)},
+                                         "fraction"));
+  c.provenance.source += fmt::format(
+      "; reclaim_cpu_s_per_byte: the reclaim probe (calibrate/hardware/reclaim_probe.hpp) under a balloon of {} bytes "
+      "leaving {} free, {:.0f} % of {} bytes missed, kswapd {:.2f} s of {:.2f} s CPU",
+      m.balloon_bytes, m.room_bytes, 100.0 * static_cast<double>(m.pressured.missed_bytes) / static_cast<double>(m.pressured.bytes),
+      m.pressured.bytes, m.pressured.kswapd_cpu_s, m.pressured.cpu_s);
+}
+
 void InterleavedCalibration::run(int round) {
-  const calibrate::ProfileDocument profile = calibrate_round_(round);
+  calibrate::ProfileDocument profile = calibrate_round_(round);
+  if (reclaim_probe_) {
+    calibrate::ReclaimProbeSpec probe = *reclaim_probe_;
+    probe.seed += static_cast<std::uint64_t>(round);
+    try {
+      add_reclaim(profile, calibrate::measure_reclaim(probe));
+    } catch (const calibrate::HardwareError& e) {
+      std::cerr << "edgetwin-validate: note: round " << round + 1 << ": no reclaim cost measured: " << e.what() << "\n";
+    }
+  }
   std::filesystem::create_directories(dir_);
   calibrate::write_checked_profile(round_file(round), profile);
 }

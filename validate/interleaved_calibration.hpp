@@ -18,10 +18,12 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "calibrate/app/calibrator.hpp"
+#include "calibrate/hardware/reclaim_probe.hpp"
 #include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::validate {
@@ -35,6 +37,11 @@ class InterleavedCalibration {
   InterleavedCalibration(std::string workload, std::string command, RoundCalibration calibrate_round,
                          std::filesystem::path dir);
 
+  // Each round also measures the CPU of reclaiming the page cache under this pressure (the
+  // grid's balloon) into costs.reclaim_cpu_s_per_byte; a probe the machine disturbed (the
+  // balloon gave memory back) or that could not run leaves the round without it, with a note.
+  void measure_reclaim_each_round(calibrate::ReclaimProbeSpec probe) { reclaim_probe_ = std::move(probe); }
+
   bool done(int round) const;
   void run(int round);
   calibrate::ProfileDocument pooled(int rounds, const calibrate::ProfileProvenance& provenance) const;
@@ -45,7 +52,12 @@ class InterleavedCalibration {
   std::string command_;
   RoundCalibration calibrate_round_;
   std::filesystem::path dir_;
+  std::optional<calibrate::ReclaimProbeSpec> reclaim_probe_;
 };
+
+// The probe's figures into a round's profile: the cost, and the per-byte CPU of a miss with RAM
+// to spare, of a hit and of a miss under pressure as measurement records.
+void add_reclaim(calibrate::ProfileDocument& profile, const calibrate::ReclaimMeasurement& m);
 
 // The pooling alone, for tests: medians over the given round profiles (at least one).
 calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds, const std::string& command,

@@ -11,7 +11,7 @@
 #include "calibrate/hardware/page_cache_control.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "validate/load_wait.hpp"
-#include "validate/memory_balloon.hpp"
+#include "calibrate/hardware/memory_balloon.hpp"
 #include "validate/pytorch_runner.hpp"
 
 namespace edgetwin::validate {
@@ -106,11 +106,11 @@ calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& co
 MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& plan, int round) {
   MeasuredRun run;
   run.load_average_1m = load_average_1m();
-  run.mem_available_bytes = mem_available_bytes();
+  run.mem_available_bytes = calibrate::mem_available_bytes();
   run.balloon_planned_bytes = plan.bytes;
   const std::uint64_t leaving_room = run.mem_available_bytes > plan.room_bytes ? run.mem_available_bytes - plan.room_bytes : 0;
   const auto inflate_start = std::chrono::steady_clock::now();
-  const MemoryBalloon balloon(plan.bytes > 0 ? leaving_room : 0, kBalloonMinFreeBytes);  // before the cache: warm = what fits
+  const calibrate::MemoryBalloon balloon(plan.bytes > 0 ? leaving_room : 0, kBalloonMinFreeBytes);  // before the cache: warm = what fits
   run.balloon_inflate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - inflate_start).count();
   run.balloon_bytes = balloon.bytes();
   run.balloon_locked = balloon.locked();

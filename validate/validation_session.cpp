@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -23,7 +24,6 @@
 #include "calibrate/training/torch_runtime.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "validate/interleaved_calibration.hpp"
-#include "validate/memory_balloon.hpp"
 #include "validate/pytorch_calibration.hpp"
 #include "validate/prediction.hpp"
 #include "validate/pytorch_runner.hpp"
@@ -236,6 +236,16 @@ std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOp
   return std::make_unique<InterleavedCalibration>(std::move(setup), o.out / "calibration");
 }
 
+// With a balloon in the grid over a dataset of files, each round's calibration also measures
+// what reclaiming the page cache costs under that pressure (the first balloon's room).
+std::optional<calibrate::ReclaimProbeSpec> reclaim_probe_for(const SessionInputs& in) {
+  if (!in.facts.file_per_sample) return std::nullopt;
+  const auto balloon = std::find_if(in.balloons.begin(), in.balloons.end(), [](const BalloonPlan& b) { return b.bytes > 0; });
+  if (balloon == in.balloons.end()) return std::nullopt;
+  return calibrate::ReclaimProbeSpec{files_read(*in.dataset, in.facts.samples), balloon->room_bytes, kBalloonMinFreeBytes,
+                                     in.grid.seed};
+}
+
 SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path& data_dir) {
   if (o.calibrate_each_round && !o.rescore.empty()) {
     throw option_error("--rescore", "re-score with --profile OUT/profile.toml (the pooled profile of that session) "
@@ -281,7 +291,10 @@ SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path&
     in.balloons = recorded_balloon_plans(in.grid, *in.earlier);
   }
   in.base_spec = base_spec(o, in);
-  if (o.calibrate_each_round) in.calibration_rounds = interleaved_calibration(o, in);
+  if (o.calibrate_each_round) {
+    in.calibration_rounds = interleaved_calibration(o, in);
+    if (auto probe = reclaim_probe_for(in)) in.calibration_rounds->measure_reclaim_each_round(std::move(*probe));
+  }
   return in;
 }
 

@@ -210,6 +210,8 @@ struct CostSpec {
                                                  // (shared-memory tensors, pickling, queue put)
   double step_with_workers_s_per_batch = 0;      // the trainer's step is this much longer when its
                                                  // batches come from worker processes
+  double reclaim_cpu_s_per_byte = 0;             // a read that misses once the page cache is full
+                                                 // also makes the kernel reclaim: CPU per byte read
 };
 
 // RAM the training process takes; the page cache gets what is left.

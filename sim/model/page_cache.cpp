@@ -40,6 +40,7 @@ bool PageCache::access(std::int64_t sample) {
     case State::absent:
       break;
   }
+  if (resident_items() >= capacity_items_) ++misses_when_full_;
   if (capacity_items_ == 0) return false;
   while (resident_items() >= capacity_items_) evict_one();
   state_[item] = State::inactive;

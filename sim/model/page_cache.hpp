@@ -8,7 +8,9 @@
 //   - the active list may hold at most ratio/(1+ratio) of the capacity, with Linux's
 //     inactive_ratio = int_sqrt(10 * capacity in GiB), 1 below 1 GiB (mm/vmscan.c,
 //     inactive_is_low); beyond that its tail is demoted to the inactive head;
-//   - when full, the inactive tail is evicted (the active tail when inactive is empty).
+//   - when full, the inactive tail is evicted (the active tail when inactive is empty);
+//     misses_when_full() counts the misses that found it full (the kernel reclaims a page for
+//     each page read in then: the CPU of costs.reclaim_cpu_s_per_byte).
 // All items have the same size, so capacity is a whole number of items. Resident bytes
 // never exceed the capacity. The active list is what makes the cache scan-resistant: a
 // shuffled dataset larger than the cache keeps a stable, re-hit subset in it.
@@ -32,6 +34,7 @@ class PageCache {
   std::int64_t active_items() const { return active_.size; }
   double resident_bytes() const { return static_cast<double>(resident_items()) * item_bytes_; }
   bool is_resident(std::int64_t item) const { return state_[item] != State::absent; }
+  std::int64_t misses_when_full() const { return misses_when_full_; }
 
  private:
   enum class State : std::uint8_t { absent, inactive, active };
@@ -57,6 +60,7 @@ class PageCache {
   std::vector<Link> next_;
   List inactive_;
   List active_;
+  std::int64_t misses_when_full_ = 0;
 };
 
 }  // namespace edgetwin

@@ -88,6 +88,7 @@ class Pipeline {
     const BatchWork* work = nullptr;  // full_batch_work_ or last_batch_work_
     const DataParallelWork* parallel_work = nullptr;  // over a link: full_ or last_parallel_work_
     double io_s = 0;
+    double reclaim_cycles = 0;  // the worker's CPU for reclaiming the page cache for its misses
     double before_step_s = 0;  // receive + host-to-device copy, ahead of the step
     int pending_steps = 0;
     bool ready = false;

@@ -14,6 +14,7 @@
 // nor its CPU work can start before it ends.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sim/config/specs.hpp"
@@ -71,6 +72,10 @@ class WorkModel {
   double storage_work_per_miss() const { return storage_work_per_miss_; }  // storage-host units
   double disk_bytes_per_miss() const { return sample_bytes_; }
   double memory_bytes_per_hit() const { return sample_bytes_; }
+  // The kernel's reclaim for `misses` read in while the page cache is full (0 unless measured).
+  double reclaim_cycles(std::int64_t misses) const {
+    return cpu_cycles(costs_.reclaim_cpu_s_per_byte * sample_bytes_ * static_cast<double>(misses));
+  }
   double worker_startup_cycles() const { return worker_startup_cycles_; }
   bool has_gpu() const { return has_gpu_; }
 

@@ -4,6 +4,7 @@
 #include "calibrate/hardware/hardware_error.hpp"
 #include "calibrate/hardware/microbenchmarks.hpp"
 #include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/hardware/reclaim_probe.hpp"
 #include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
@@ -29,6 +30,42 @@ TEST(PageCache, FileJustReadIsResidentAndEvictionEmptiesIt) {
   const Residency cold = file_residency(file);
   EXPECT_EQ(cold.resident_pages, 0u);
   EXPECT_EQ(cold.resident_bytes, 0u);
+}
+
+// The reclaim probe's closed form (calibrate/hardware/reclaim_probe.hpp): 0.5 s of CPU to read
+// 1000 bytes that hit, 2 s for 1000 that miss with RAM to spare; under pressure 600 of 1000
+// miss, which would cost 400 x 0.5 ms + 600 x 2 ms = 1.4 s; the 1.6 s above that is the
+// reclaim of 600 bytes.
+TEST(ReclaimProbe, TheReclaimIsWhatAMissUnderPressureCostsBeyondOneWithRamToSpare) {
+  ReclaimMeasurement m;
+  m.cold = {2.0, 0, 1, 1000, 1000};
+  m.warm = {0.5, 0, 1, 1000, 0};
+  m.pressured = {3.0, 0.4, 1, 1000, 600};
+  EXPECT_DOUBLE_EQ(hit_cpu_s_per_byte(m), 0.5e-3);
+  EXPECT_DOUBLE_EQ(miss_cpu_s_per_byte(m), 2e-3);
+  EXPECT_DOUBLE_EQ(reclaim_cpu_s_per_byte(m), 1.6 / 600);
+  m.cold.missed_bytes = 800;  // 200 bytes stayed resident: their hit cost is not a miss's
+  EXPECT_DOUBLE_EQ(miss_cpu_s_per_byte(m), (2.0 - 200 * 0.5e-3) / 800);
+  m.cold.missed_bytes = 1000;
+  m.pressured.cpu_s = 1.0;  // cheaper than the same reads with RAM to spare: no reclaim, not less
+  EXPECT_EQ(reclaim_cpu_s_per_byte(m), 0);
+  m.pressured.missed_bytes = 0;
+  EXPECT_EQ(reclaim_cpu_s_per_byte(m), 0);
+}
+
+TEST(ReclaimProbe, RefusesNoFilesAndARoomThatLeavesNoPressure) {
+  EXPECT_THROW((void)measure_reclaim({}), HardwareError);
+  TempDir dir;
+  write_bench_file(dir / "a", 64 << 10);
+  ReclaimProbeSpec spec;
+  spec.files = {dir / "a"};
+  spec.room_bytes = std::uint64_t{1} << 62;  // more than any MemAvailable
+  try {
+    (void)measure_reclaim(spec);
+    FAIL() << "a room past MemAvailable was accepted";
+  } catch (const HardwareError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs more than the"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PageCache, ResidencyOfAListSums) {

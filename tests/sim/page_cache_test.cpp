@@ -109,6 +109,25 @@ TEST(PageCache, ZeroCapacityNeverHits) {
   PageCache cache(10, 1000, 10);
   EXPECT_FALSE(cache.access(1));
   EXPECT_FALSE(cache.access(1));
+  EXPECT_EQ(cache.misses_when_full(), 2);  // every page read in is reclaimed at once
+}
+
+// The misses that make the kernel reclaim (costs.reclaim_cpu_s_per_byte): those that find
+// the cache full, not those that fill it, and no hit.
+TEST(PageCache, CountsTheMissesThatFindItFull) {
+  PageCache cache(10, 1000, 3 * 1000.0);
+  for (const std::int64_t item : {0, 1, 2}) EXPECT_FALSE(cache.access(item));
+  EXPECT_EQ(cache.misses_when_full(), 0);  // filling
+  EXPECT_FALSE(cache.access(3));
+  EXPECT_EQ(cache.misses_when_full(), 1);  // full: item 0 goes
+  EXPECT_TRUE(cache.access(3));
+  EXPECT_TRUE(cache.access(2));
+  EXPECT_EQ(cache.misses_when_full(), 1);
+  EXPECT_FALSE(cache.access(0));
+  EXPECT_EQ(cache.misses_when_full(), 2);
+  cache.clear();
+  EXPECT_FALSE(cache.access(5));
+  EXPECT_EQ(cache.misses_when_full(), 2);  // room again after an eviction of every file
 }
 
 TEST(Sampler, ReshufflesEveryEpochAndRepeatsForTheSameSeed) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/model/work_model.hpp"
 #include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
@@ -156,6 +157,38 @@ TEST(Pipeline, WarmCacheHitsFromEpochZero) {
   expect_clean(r);
   ASSERT_EQ(r.epochs.size(), 1u);
   EXPECT_DOUBLE_EQ(r.epochs[0].cache_hit_ratio, 1.0);
+}
+
+// Reclaim (costs.reclaim_cpu_s_per_byte): each byte read in while the cache is full costs the
+// reader CPU. Sequentially nothing overlaps, so the epoch grows by exactly that: in the cold
+// epoch 0 by the 2,000 misses after the first 2,000 filled the cache, in epoch 1 by every
+// byte read from storage; with RAM to spare by nothing.
+TEST(Pipeline, AMissIntoAFullCacheCostsTheReaderTheReclaim) {
+  auto device = gpu_device();
+  auto workload = file_workload(4000, 16, 1e6);
+  workload.footprint = FootprintSpec{0, 0, 0, 0, 0, workload.footprint.provenance};
+  device.memory.ram_bytes = device.memory.os_base_bytes + 2000 * 1e6;
+  const auto run = run_with(0, 2, 16, 2);
+  // The loader's batch buffers take a little of the 2,000 samples' room: a cold epoch of 4,000
+  // misses fills the cache and then reclaims for every miss after it.
+  const auto cached = std::floor(page_cache_capacity_bytes(device, workload, run.loader) / 1e6);
+  ASSERT_GE(cached, 1990);
+  ASSERT_LE(cached, 2000);
+  const auto before = simulate(device, workload, run);
+  workload.costs.reclaim_cpu_s_per_byte = 1e-9;  // 1 ms a 1 MB sample
+  const auto after = simulate(device, workload, run);
+  expect_clean(before);
+  expect_clean(after);
+  ASSERT_EQ(after.epochs.size(), 2u);
+  EXPECT_NEAR(after.epochs[0].e2e_s - before.epochs[0].e2e_s, (4000 - cached) * 1e-3, 1e-9 * after.epochs[0].e2e_s);
+  EXPECT_NEAR(after.epochs[0].fetch_s - before.epochs[0].fetch_s, (4000 - cached) * 1e-3, 1e-9 * after.epochs[0].e2e_s);
+  EXPECT_DOUBLE_EQ(after.epochs[1].disk_bytes_read, before.epochs[1].disk_bytes_read);  // the same cache
+  EXPECT_NEAR(after.epochs[1].e2e_s - before.epochs[1].e2e_s, after.epochs[1].disk_bytes_read * 1e-9,
+              1e-9 * after.epochs[1].e2e_s);
+  device.memory.ram_bytes = device.memory.os_base_bytes + 8000 * 1e6;
+  const auto roomy = simulate(device, workload, run_with(0, 2, 16, 1));
+  workload.costs.reclaim_cpu_s_per_byte = 0;
+  EXPECT_NEAR(roomy.epochs.at(0).e2e_s, simulate(device, workload, run_with(0, 2, 16, 1)).epochs.at(0).e2e_s, 1e-12);
 }
 
 TEST(Pipeline, DatasetTwiceTheCacheHitsTheLruClosedFormInEpochOne) {

@@ -3,6 +3,7 @@
 // pooling of interleaved calibrations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "sim/config/config_error.hpp"
@@ -221,6 +222,35 @@ TEST(PoolProfiles, StepScalingIsTheMedianOfEachMeasuredPoint) {
   ASSERT_NE(record, doc.measurements.end());
   EXPECT_EQ(record->repetitions, 3);
   EXPECT_TRUE(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.cpu_step_scaling.empty());
+}
+
+// The reclaim probe's figures go into a round's profile (add_reclaim) and are pooled as the
+// other measured terms: the median of the rounds; rounds without a probe leave it out (0).
+TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
+  calibrate::ReclaimMeasurement m;
+  m.cold = {2.0, 0, 1, 1000, 1000};
+  m.warm = {0.5, 0, 1, 1000, 0};
+  m.pressured = {3.0, 0.4, 1, 1000, 600};
+  m.room_bytes = 500;
+  m.balloon_bytes = 7000;
+  std::vector<ProfileSpec> rounds;
+  for (const double scale : {1.0, 3.0, 2.0}) {
+    calibrate::ProfileDocument round;
+    round.profile = round_profile(2e-6, {16}, {1e-3});
+    calibrate::ReclaimMeasurement scaled = m;
+    scaled.pressured.cpu_s = 1.4 + 1.6 * scale;  // 1.4 s is what its hits and misses cost with RAM to spare
+    add_reclaim(round, scaled);
+    EXPECT_NEAR(round.profile.costs.reclaim_cpu_s_per_byte, 1.6 * scale / 600, 1e-15);
+    EXPECT_NE(round.profile.costs.provenance.source.find("under a balloon of 7000 bytes leaving 500 free, 60 % of 1000"),
+              std::string::npos) << round.profile.costs.provenance.source;
+    EXPECT_EQ(round.measurements.back().name, "read_under_pressure_missed_fraction");
+    rounds.push_back(round.profile);
+  }
+  const auto doc = pool_profiles(rounds, "x", {});
+  EXPECT_NEAR(doc.profile.costs.reclaim_cpu_s_per_byte, 2 * 1.6 / 600, 1e-15);
+  EXPECT_TRUE(std::any_of(doc.measurements.begin(), doc.measurements.end(),
+                          [](const auto& r) { return r.name == "reclaim_s_per_byte" && r.repetitions == 3; }));
+  EXPECT_EQ(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.reclaim_cpu_s_per_byte, 0);
 }
 
 }  // namespace

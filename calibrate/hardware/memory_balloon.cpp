@@ -1,4 +1,4 @@
-#include "validate/memory_balloon.hpp"
+#include "calibrate/hardware/memory_balloon.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-namespace edgetwin::validate {
+namespace edgetwin::calibrate {
 
 namespace {
 
@@ -105,4 +105,4 @@ std::uint64_t mem_available_bytes() {
   return 0;
 }
 
-}  // namespace edgetwin::validate
+}  // namespace edgetwin::calibrate

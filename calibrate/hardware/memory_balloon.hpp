@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-namespace edgetwin::validate {
+namespace edgetwin::calibrate {
 
 class MemoryBalloon {
  public:
@@ -60,4 +60,4 @@ class MemoryBalloon {
 // MemAvailable of /proc/meminfo now, in bytes: what a new allocation can take without swapping.
 std::uint64_t mem_available_bytes();
 
-}  // namespace edgetwin::validate
+}  // namespace edgetwin::calibrate

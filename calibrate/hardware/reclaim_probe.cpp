@@ -1,0 +1,150 @@
+#include "calibrate/hardware/reclaim_probe.hpp"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/memory_balloon.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+double thread_cpu_s() {
+  rusage usage{};
+  ::getrusage(RUSAGE_THREAD, &usage);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// kswapd's user + system time (fields 14 and 15 of /proc/PID/stat, after the command's
+// closing parenthesis), summed over its threads (one a NUMA node); 0 where none is found.
+double kswapd_cpu_s() {
+  static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  double total = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/proc", error)) {
+    std::ifstream comm(entry.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name) || name.rfind("kswapd", 0) != 0) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    std::istringstream after(line.substr(line.rfind(')') + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && after >> field; ++i) {  // field 3 is the state
+      if (i == 14) utime = std::stod(field);
+      if (i == 15) stime = std::stod(field);
+    }
+    total += (utime + stime) / ticks;
+  }
+  return total;
+}
+
+void read_whole(const fs::path& file, std::vector<char>& buffer) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw HardwareError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
+  ssize_t got = 0;
+  while ((got = ::read(fd, buffer.data(), buffer.size())) > 0) {
+  }
+  const int error = errno;
+  ::close(fd);
+  if (got < 0) throw HardwareError(fmt::format("{}: read failed: {}", file.string(), std::strerror(error)));
+}
+
+// One pass over the files in a shuffled order; each file's residency is taken just before
+// its read.
+ReadPass read_pass(const std::vector<fs::path>& files, std::mt19937_64& rng) {
+  std::vector<std::size_t> order(files.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<char> buffer(1 << 20);
+  ReadPass pass;
+  const double kswapd_before = kswapd_cpu_s();
+  const double cpu_before = thread_cpu_s();
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::size_t i : order) {
+    const Residency before = file_residency(files[i]);
+    pass.bytes += before.file_bytes;
+    pass.missed_bytes += before.file_bytes - std::min(before.file_bytes, before.resident_bytes);
+    read_whole(files[i], buffer);
+  }
+  pass.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  pass.kswapd_cpu_s = std::max(0.0, kswapd_cpu_s() - kswapd_before);
+  pass.cpu_s = thread_cpu_s() - cpu_before + pass.kswapd_cpu_s;
+  return pass;
+}
+
+void under_balloon(const ReclaimProbeSpec& spec, std::mt19937_64& rng, ReclaimMeasurement& m) {
+  const std::uint64_t available = mem_available_bytes();
+  if (spec.room_bytes >= available)
+    throw HardwareError(fmt::format("reclaim probe: a balloon leaving {} bytes free needs more than the {} bytes "
+                                    "MemAvailable has now",
+                                    spec.room_bytes, available));
+  const MemoryBalloon balloon(available - spec.room_bytes, spec.min_free_bytes);
+  m.balloon_bytes = balloon.bytes();
+  evict_files(spec.files);
+  read_pass(spec.files, rng);  // fills the page cache up to the room
+  m.pressured = read_pass(spec.files, rng);
+  if (balloon.deflated_bytes() > 0)
+    throw HardwareError(fmt::format("reclaim probe: the balloon gave {} bytes back to other users of the machine "
+                                    "during it, so the page cache was not under the pressure planned",
+                                    balloon.deflated_bytes()));
+}
+
+}  // namespace
+
+ReclaimMeasurement measure_reclaim(const ReclaimProbeSpec& spec) {
+  if (spec.files.empty()) throw HardwareError("reclaim probe: no files to read");
+  std::mt19937_64 rng(spec.seed);
+  ReclaimMeasurement m;
+  m.room_bytes = spec.room_bytes;
+  evict_files(spec.files);
+  m.cold = read_pass(spec.files, rng);
+  m.warm = read_pass(spec.files, rng);
+  under_balloon(spec, rng, m);
+  evict_files(spec.files);  // leave the cache as a cold run expects it, not half full
+  if (m.pressured.missed_bytes == 0 || m.cold.missed_bytes == 0)
+    throw HardwareError(fmt::format("reclaim probe: {} of {} bytes missed with RAM to spare and {} of {} under the "
+                                    "balloon; a measurement needs misses in both",
+                                    m.cold.missed_bytes, m.cold.bytes, m.pressured.missed_bytes, m.pressured.bytes));
+  return m;
+}
+
+double miss_cpu_s_per_byte(const ReclaimMeasurement& m) {
+  const double hits = static_cast<double>(m.cold.bytes - m.cold.missed_bytes);
+  const double cpu_of_misses = m.cold.cpu_s - hits * hit_cpu_s_per_byte(m);
+  return m.cold.missed_bytes > 0 ? std::max(0.0, cpu_of_misses) / static_cast<double>(m.cold.missed_bytes) : 0.0;
+}
+
+// The warm pass's misses (a page evicted by someone else between the passes) are charged at
+// the warm rate too: they are too few to separate.
+double hit_cpu_s_per_byte(const ReclaimMeasurement& m) {
+  return m.warm.bytes > 0 ? m.warm.cpu_s / static_cast<double>(m.warm.bytes) : 0.0;
+}
+
+double reclaim_cpu_s_per_byte(const ReclaimMeasurement& m) {
+  const double missed = static_cast<double>(m.pressured.missed_bytes);
+  if (missed <= 0) return 0.0;
+  const double hits = static_cast<double>(m.pressured.bytes - m.pressured.missed_bytes);
+  const double expected = hits * hit_cpu_s_per_byte(m) + missed * miss_cpu_s_per_byte(m);
+  return std::max(0.0, m.pressured.cpu_s - expected) / missed;
+}
+
+}  // namespace edgetwin::calibrate
