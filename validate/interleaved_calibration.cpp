@@ -163,20 +163,18 @@ bool InterleavedCalibration::done(int round) const {
 void add_reclaim(calibrate::ProfileDocument& profile, const calibrate::ReclaimMeasurement& m) {
   CostSpec& c = profile.profile.costs;
   c.reclaim_cpu_s_per_byte = calibrate::reclaim_cpu_s_per_byte(m);
-  const auto per_byte = [](const calibrate::ReadPass& p) { return p.bytes > 0 ? p.cpu_s / static_cast<double>(p.bytes) : 0.0; };
+  const double pressured_bytes = static_cast<double>(m.pressured.bytes);  // > 0: measure_reclaim saw misses
+  const double missed_fraction = static_cast<double>(m.pressured.missed_bytes) / pressured_bytes;
   auto& records = profile.measurements;
   records.push_back(calibrate::summarize("reclaim_s_per_byte", {c.reclaim_cpu_s_per_byte}, "s/byte"));
   records.push_back(calibrate::summarize("read_miss_s_per_byte", {calibrate::miss_cpu_s_per_byte(m)}, "s/byte"));
   records.push_back(calibrate::summarize("read_hit_s_per_byte", {calibrate::hit_cpu_s_per_byte(m)}, "s/byte"));
-  records.push_back(calibrate::summarize("read_under_pressure_s_per_byte", {per_byte(m.pressured)}, "s/byte"));
-  records.push_back(calibrate::summarize("read_under_pressure_missed_fraction",
-                                         {static_cast<double>(m.pressured.missed_bytes) / static_cast<double>(m.pressured.bytes)},
-                                         "fraction"));
+  records.push_back(calibrate::summarize("read_under_pressure_s_per_byte", {m.pressured.cpu_s / pressured_bytes}, "s/byte"));
+  records.push_back(calibrate::summarize("read_under_pressure_missed_fraction", {missed_fraction}, "fraction"));
   c.provenance.source += fmt::format(
       "; reclaim_cpu_s_per_byte: the reclaim probe (calibrate/hardware/reclaim_probe.hpp) under a balloon of {} bytes "
       "leaving {} free, {:.0f} % of {} bytes missed, kswapd {:.2f} s of {:.2f} s CPU",
-      m.balloon_bytes, m.room_bytes, 100.0 * static_cast<double>(m.pressured.missed_bytes) / static_cast<double>(m.pressured.bytes),
-      m.pressured.bytes, m.pressured.kswapd_cpu_s, m.pressured.cpu_s);
+      m.balloon_bytes, m.room_bytes, 100.0 * missed_fraction, m.pressured.bytes, m.pressured.kswapd_cpu_s, m.pressured.cpu_s);
 }
 
 void InterleavedCalibration::run(int round) {

@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 
 #include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/memory_balloon.hpp"
 #include "calibrate/hardware/page_cache_control.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "validate/load_wait.hpp"
-#include "calibrate/hardware/memory_balloon.hpp"
 #include "validate/pytorch_runner.hpp"
 
 namespace edgetwin::validate {

@@ -18,10 +18,10 @@
 #include "calibrate/hardware/power_discovery.hpp"
 #include "calibrate/hardware/power_sampler.hpp"
 #include "calibrate/hardware/spinning_processes.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 #include "calibrate/profile/profile_document.hpp"
 #include "calibrate/training/preprocess_scaling.hpp"
 #include "calibrate/training/process_memory.hpp"
-#include "calibrate/training/stage_clock.hpp"
 #include "calibrate/training/torch_runtime.hpp"
 #include "calibrate/training/training_runner.hpp"
 

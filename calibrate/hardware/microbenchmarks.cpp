@@ -93,6 +93,11 @@ double read_whole(int fd, void* buffer, std::size_t chunk, const std::filesystem
 
 }  // namespace
 
+double read_file_whole(const std::filesystem::path& file, std::vector<char>& buffer) {
+  const Fd fd = open_or_throw(file, O_RDONLY);
+  return read_whole(fd.get(), buffer.data(), buffer.size(), file);
+}
+
 BandwidthResult measure_memory_bandwidth(std::uint64_t bytes, int repetitions) {
   if (bytes == 0 || repetitions < 1) throw HardwareError("memory bandwidth: need bytes > 0 and repetitions >= 1");
   std::vector<char> source(bytes, 1);

@@ -33,6 +33,10 @@ BandwidthResult measure_memory_bandwidth(std::uint64_t bytes = 256ull << 20, int
 BandwidthResult measure_sequential_read(const std::filesystem::path& file, int repetitions = 3);
 RandomReadResult measure_random_reads(const std::filesystem::path& file, int reads, std::uint64_t seed = 1);
 
+// Reads `file` from its start to its end through the page cache in requests of the buffer's
+// size; the seconds it took.
+double read_file_whole(const std::filesystem::path& file, std::vector<char>& buffer);
+
 // Writes `bytes` of pseudo-random data (incompressible) and fsyncs it, for the storage benches.
 void write_bench_file(const std::filesystem::path& file, std::uint64_t bytes, std::uint64_t seed = 1);
 

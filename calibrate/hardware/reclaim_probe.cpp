@@ -1,13 +1,8 @@
 #include "calibrate/hardware/reclaim_probe.hpp"
 
-#include <fcntl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -18,19 +13,14 @@
 
 #include "calibrate/hardware/hardware_error.hpp"
 #include "calibrate/hardware/memory_balloon.hpp"
+#include "calibrate/hardware/microbenchmarks.hpp"
 #include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 
 namespace edgetwin::calibrate {
 namespace {
 
 namespace fs = std::filesystem;
-
-double thread_cpu_s() {
-  rusage usage{};
-  ::getrusage(RUSAGE_THREAD, &usage);
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 // kswapd's user + system time (fields 14 and 15 of /proc/PID/stat, after the command's
 // closing parenthesis), summed over its threads (one a NUMA node); 0 where none is found.
@@ -57,17 +47,6 @@ double kswapd_cpu_s() {
   return total;
 }
 
-void read_whole(const fs::path& file, std::vector<char>& buffer) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw HardwareError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
-  ssize_t got = 0;
-  while ((got = ::read(fd, buffer.data(), buffer.size())) > 0) {
-  }
-  const int error = errno;
-  ::close(fd);
-  if (got < 0) throw HardwareError(fmt::format("{}: read failed: {}", file.string(), std::strerror(error)));
-}
-
 // One pass over the files in a shuffled order; each file's residency is taken just before
 // its read.
 ReadPass read_pass(const std::vector<fs::path>& files, std::mt19937_64& rng) {
@@ -77,17 +56,17 @@ ReadPass read_pass(const std::vector<fs::path>& files, std::mt19937_64& rng) {
   std::vector<char> buffer(1 << 20);
   ReadPass pass;
   const double kswapd_before = kswapd_cpu_s();
-  const double cpu_before = thread_cpu_s();
-  const auto start = std::chrono::steady_clock::now();
+  const double cpu_before = thread_cpu_seconds();
+  const auto start = WallClock::now();
   for (const std::size_t i : order) {
     const Residency before = file_residency(files[i]);
     pass.bytes += before.file_bytes;
     pass.missed_bytes += before.file_bytes - std::min(before.file_bytes, before.resident_bytes);
-    read_whole(files[i], buffer);
+    read_file_whole(files[i], buffer);
   }
-  pass.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  pass.wall_s = seconds_between(start, WallClock::now());
   pass.kswapd_cpu_s = std::max(0.0, kswapd_cpu_s() - kswapd_before);
-  pass.cpu_s = thread_cpu_s() - cpu_before + pass.kswapd_cpu_s;
+  pass.cpu_s = thread_cpu_seconds() - cpu_before + pass.kswapd_cpu_s;
   return pass;
 }
 

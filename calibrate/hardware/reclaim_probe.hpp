@@ -5,7 +5,7 @@
 // too fast with its stall short).
 //
 // Contract: measure_reclaim() reads `files` whole, one after another in a shuffled order, in
-// four passes, and counts per pass the reading thread's CPU (getrusage RUSAGE_THREAD, user +
+// four passes, and counts per pass the reading thread's CPU (CLOCK_THREAD_CPUTIME_ID, user +
 // system) plus kswapd's (its threads' /proc stat), and per file whether it was resident just
 // before its read (mincore, done in every pass so that its cost cancels):
 //   1. cold: the files evicted, RAM to spare: every read misses;

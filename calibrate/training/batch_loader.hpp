@@ -30,8 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "calibrate/hardware/stage_clock.hpp"
 #include "calibrate/training/run_result.hpp"
-#include "calibrate/training/stage_clock.hpp"
 
 namespace edgetwin::calibrate {
 

@@ -4,7 +4,7 @@
 
 #include <ATen/ATen.h>
 
-#include "calibrate/training/stage_clock.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 
 namespace edgetwin::calibrate {
 

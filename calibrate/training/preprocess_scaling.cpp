@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "calibrate/hardware/cpu_affinity.hpp"
-#include "calibrate/training/stage_clock.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 #include "calibrate/training/torch_runtime.hpp"
 #include "calibrate/training/transform_factory.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <c10/core/Device.h>
 
-#include "calibrate/training/stage_clock.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 
 namespace edgetwin::calibrate {
 

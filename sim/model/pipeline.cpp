@@ -305,7 +305,7 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
   }
   if (dataset_.layout == DatasetLayout::in_ram) {
     record.cache_hits = static_cast<std::int64_t>(record.samples.size());
-    start_worker_cpu(batch, index, worker);
+    start_worker_cpu(index, worker);
     return;
   }
   const std::int64_t full_before = cache_->misses_when_full();
@@ -323,7 +323,7 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
            static_cast<double>(record.cache_hits) * work_.memory_bytes_per_hit());
 }
 
-void Pipeline::start_worker_cpu(Batch& batch, std::int64_t index, int worker) {
+void Pipeline::start_worker_cpu(std::int64_t index, int worker) {
   Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(), loader_cycles(index));
   if (worker >= 0) workers_[worker].cpu_stage = &token;
 }
@@ -334,7 +334,8 @@ void Pipeline::on_loaded(Token& token) {
   const double cpu_cycles = loader_cycles(token.batch);
   // The worker's CPU exec does fetch (with the reclaim its reads cause) and preprocess back to
   // back at one rate; split its time by their share of the cycles.
-  const double fetch_share = cpu_cycles > 0 ? (batch.work->fetch_cpu_cycles + batch.reclaim_cycles) / cpu_cycles : 0.0;
+  const double fetch_cycles = batch.work->fetch_cpu_cycles + batch.reclaim_cycles;
+  const double fetch_share = cpu_cycles > 0 ? fetch_cycles / cpu_cycles : 0.0;
   batch.record.fetch_s = batch.io_s + cpu_s * fetch_share;
   batch.record.preprocess_s = cpu_s * (1.0 - fetch_share);
   batch.record.ready_s = now();
@@ -485,13 +486,13 @@ void Pipeline::on_complete(Token& token) {
         launch(Stage::memory_read, token.batch, token.worker, platform_.memory(),
                static_cast<double>(batch.record.cache_hits) * work_.memory_bytes_per_hit());
       else
-        start_worker_cpu(batch, token.batch, token.worker);
+        start_worker_cpu(token.batch, token.worker);
       break;
     }
     case Stage::memory_read: {
       Batch& batch = batches()[token.batch];
       batch.io_s += now() - token.started_s;
-      start_worker_cpu(batch, token.batch, token.worker);
+      start_worker_cpu(token.batch, token.worker);
       break;
     }
     case Stage::worker_cpu:

@@ -121,7 +121,7 @@ class Pipeline {
   void dispatch(std::int64_t batch);
   void worker_try_start(int worker);
   void begin_loading(std::int64_t batch, int worker);
-  void start_worker_cpu(Batch& batch, std::int64_t index, int worker);
+  void start_worker_cpu(std::int64_t index, int worker);
   void on_loaded(Token& token);
   void trainer_try_consume();
   void consume(std::int64_t batch);

@@ -1,5 +1,6 @@
-// The two clocks the pipeline reads: steady wall time for stage durations and the timeline,
-// and the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) to tell CPU work from waiting.
+// The two clocks calibration reads: steady wall time for stage durations and the timeline,
+// and the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) to tell CPU work from waiting
+// (the training pipeline's stages, the reclaim probe's reads).
 #pragma once
 
 #include <chrono>

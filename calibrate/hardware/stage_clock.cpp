@@ -1,4 +1,4 @@
-#include "calibrate/training/stage_clock.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 
 #include <ctime>
 
