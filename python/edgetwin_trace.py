@@ -16,7 +16,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -38,6 +38,14 @@ loses its own `.to(device)`. For each batch it writes one row:
   (`time.thread_time()`), the wait's share that is work rather than sleep. With workers it
   is the receive of a batch (the queue's get, unpickling, rebuilding shared-memory tensors,
   sending the next index), which the wall-clock wait hides when the worker is behind.
+* `cpu_s`: the CPU time (user + system, every thread) of the trainer's process and of the
+  loader's worker processes since the previous row was timed; on an epoch's first row, since
+  just before `iter(loader)`, so the workers' start-up is in it. Summed over an epoch's rows
+  it is the CPU the epoch cost up to its last step: with workers that includes what runs
+  beside the loop (the queues' feeder threads, the kernel's side of shared memory), which no
+  wait shows. Rows are timed back to back, so the sum loses nothing between them. Linux
+  only (a worker's clock is read through its process CPU-time clock); empty where a
+  worker's clock could not be read (a worker gone before the row was timed).
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -82,7 +90,7 @@ import torch
 __all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
-            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s"]
+            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 
@@ -204,6 +212,50 @@ def _parse_device(device):
     return parsed
 
 
+def _process_cpu_clock(pid):
+    # The clock id glibc's clock_getcpuclockid(pid) returns on Linux (MAKE_PROCESS_CPUCLOCK
+    # with CPUCLOCK_SCHED): the process's CPU time over all its threads, in nanoseconds.
+    return (~pid << 3) | 2
+
+
+class _LoaderCpuClock:
+    """CPU time of this process and of the loader's worker processes, read at each row.
+
+    The workers are the iterator's (`_workers` of torch's multi-process iterator; none with
+    num_workers=0). A worker first seen at a reading counts from zero, since it was forked for
+    this iterator; a persistent worker counts on from its previous reading, in the previous
+    epoch if need be."""
+
+    def __init__(self):
+        self._seen = {}  # worker pid -> its CPU time at the last reading
+        self._self = 0.0
+        self._broken = False
+
+    def start(self):
+        """Called just before iter(loader): the epoch's first row counts from here."""
+        self._self = time.process_time()
+        self._broken = False
+
+    def since_last(self, iterator):
+        """CPU seconds since the previous reading; None for the rest of the epoch once a
+        worker's clock cannot be read (then the rows would no longer add up to the epoch)."""
+        if self._broken:
+            return None
+        now = time.process_time()
+        readings = {}
+        try:
+            for worker in getattr(iterator, "_workers", []):
+                readings[worker.pid] = time.clock_gettime(_process_cpu_clock(worker.pid))
+        except (OSError, TypeError, AttributeError):
+            self._broken = True
+            return None
+        # A pid whose clock went back is a new worker that reuses an old worker's pid.
+        seconds = now - self._self + sum(r - self._seen.get(pid, 0.0) if r >= self._seen.get(pid, 0.0) else r
+                                         for pid, r in readings.items())
+        self._seen, self._self = readings, now
+        return seconds
+
+
 def _discard_unclosed(file, partial, path):
     # Runs when a Trace is garbage collected or the interpreter exits without close():
     # the rows may stop anywhere, so they must not look like a finished trace.
@@ -246,6 +298,7 @@ class Trace:
         self._partial = path + ".partial"
         self._columns = _COLUMNS + (["io_s"] if io else [])
         self._epochs_written = set()
+        self._cpu = _LoaderCpuClock()
         self._next_epoch = 0
         self._in_epoch = False
         self._closed = False
@@ -347,6 +400,7 @@ class Trace:
         try:
             fixed = [workers, "" if prefetch is None else prefetch, torch.get_num_threads()]
             sync = (lambda: torch.cuda.synchronize(self._device)) if self._device else None
+            self._cpu.start()
             start = time.perf_counter()
             iterator = iter(loader)
             iter_s = time.perf_counter() - start
@@ -373,10 +427,12 @@ class Trace:
                 if sync is not None:
                     sync()
                 compute_end = time.perf_counter()
+                cpu_s = self._cpu.since_last(iterator)
                 batch = None  # the loop's own names keep it as long as it needs it
                 row = [epoch, batch_index, size, _number(fetch_end - fetch_start),
                        _number(compute_end - compute_start), nbytes, *fixed,
-                       _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s)]
+                       _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s),
+                       "" if cpu_s is None else _number(cpu_s)]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)

@@ -110,6 +110,8 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
                    "s/batch", m);
   pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch",
                    of_rounds(rounds, &CostSpec::step_with_workers_s_per_batch), "s/batch", m);
+  pool_if_measured(c.background_cpu_s_per_batch, "background_cpu_s_per_batch",
+                   of_rounds(rounds, &CostSpec::background_cpu_s_per_batch), "s/batch", m);
   // Measured by the reclaim probe (calibrate/hardware/reclaim_probe.hpp) in sessions with a balloon.
   pool_if_measured(c.reclaim_cpu_s_per_byte, "reclaim_s_per_byte", of_rounds(rounds, &CostSpec::reclaim_cpu_s_per_byte),
                    "s/byte", m);

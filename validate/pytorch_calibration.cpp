@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/import/profile_import.hpp"
+#include "validate/real_run.hpp"
 
 namespace edgetwin::validate {
 
@@ -46,6 +47,7 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
 }
 
 calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round) {
+  prepare_page_cache(plan.files, CacheState::warm);
   calibrate::ImportOptions options;
   for (const PytorchRun& run : calibration_runs(plan, round)) {
     (void)run_pytorch(plan.runner, run);

@@ -39,6 +39,10 @@ struct PytorchCalibrationPlan {
   std::string device_name;            // the profile's device (the one the session predicts)
   std::string command;
   std::filesystem::path dir;
+  // The dataset's files the runs read, read once before each round: the sequential traces are
+  // the warm loader's, whatever configuration ran before (after a balloon a third of a round's
+  // sequential epoch waited for storage, and the import counted the wait as preprocessing).
+  std::vector<std::filesystem::path> files;
 };
 
 // The traces one round runs, in the order the import reads them: first the workload's batch

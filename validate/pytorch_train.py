@@ -402,7 +402,34 @@ def import_trace_module():
     return edgetwin_trace
 
 
+# glibc's mallopt parameters (malloc.h) and the values its dynamic mmap threshold settles at on
+# 64-bit Linux (DEFAULT_MMAP_THRESHOLD_MAX, and twice that for trimming, as glibc sets them).
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+SETTLED_MMAP_THRESHOLD = 32 << 20
+
+
+def settle_glibc_malloc():
+    """Fixes glibc's mmap and trim thresholds at what its dynamic threshold settles at.
+
+    Left dynamic, the threshold starts at 128 KiB and rises when a mapped block is freed, and
+    whether a process's step buffers end up above or below it is a lottery per process: on the
+    dev VM a LeNet step at batch 32 took 4.7-5.1 ms in every process with the thresholds fixed,
+    and 5.0 or 12-17 ms, at random, without (the slow processes map and fault in their buffers
+    at every step: 49-61 thousand minor faults against 36 thousand). The C++ programs fix the
+    same threshold (calibrate/training/process_memory.cpp, use_repeatable_allocator;
+    docs/validation.md, *Where the model missed*, item 9). Forked DataLoader workers inherit
+    the setting. A no-op where libc has no mallopt (not glibc)."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(M_MMAP_THRESHOLD, SETTLED_MMAP_THRESHOLD)
+    mallopt(M_TRIM_THRESHOLD, 2 * SETTLED_MMAP_THRESHOLD)
+
+
 def run(args):
+    settle_glibc_malloc()
     import torch
     import torchvision
     torch.manual_seed(args.seed)

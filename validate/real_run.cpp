@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/hardware/memory_balloon.hpp"
+#include "calibrate/hardware/microbenchmarks.hpp"
 #include "calibrate/hardware/page_cache_control.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "validate/load_wait.hpp"
@@ -16,25 +16,18 @@
 
 namespace edgetwin::validate {
 
-namespace {
-
-// Reads whole files so the kernel caches all their pages, as a first epoch would.
-void read_files_once(const std::vector<std::filesystem::path>& files) {
-  std::vector<char> buffer(1 << 16);
-  for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-    }
-  }
-}
-
+// Warm: whole files read so the kernel caches all their pages, as a first epoch would (a file
+// that cannot be read is an error, as it would be to the run).
 void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache) {
   if (cache == CacheState::cold) {
     calibrate::evict_files(files);
-  } else {
-    read_files_once(files);
+    return;
   }
+  std::vector<char> buffer(1 << 16);
+  for (const auto& file : files) (void)calibrate::read_file_whole(file, buffer);
 }
+
+namespace {
 
 // Counts the probes of each epoch: reset when the epoch starts, read when it ends.
 class HitRatioObserver : public calibrate::RunObserver {

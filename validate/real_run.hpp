@@ -81,6 +81,9 @@ struct RealRunContext {
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config);
 
+// Cold: the files' pages evicted (posix_fadvise DONTNEED); warm: every file read once, in order.
+void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache);
+
 // `round` names the PyTorch runner's trace files (<config>-round-<R>.csv).
 MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& balloon, int round = 0);
 

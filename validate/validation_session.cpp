@@ -214,6 +214,7 @@ std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOption
   plan.device_name = prepare_run(in.request).device.name;
   plan.command = "edgetwin-validate --runner pytorch --calibrate-each-round";
   plan.dir = o.out / "calibration";
+  plan.files = files_read(*in.dataset, in.facts.samples);
   return std::make_unique<InterleavedCalibration>(
       in.target.workload.name, plan.command, [plan](int round) { return calibrate_with_pytorch(plan, round); }, plan.dir);
 }
@@ -335,7 +336,8 @@ std::string check_one_step(const ValidateOptions& o, const SessionInputs& in) {
     (void)calibrate::run_training(spec, *in.dataset);
     return "";
   }
-  const PytorchSummary checked = run_pytorch(*in.python, {spec, 0, o.out / "pytorch" / "check.csv", o.out / "pytorch" / "check.json"});
+  const PytorchSummary checked =
+      run_pytorch(*in.python, {spec, 0, o.out / "pytorch" / "check.csv", o.out / "pytorch" / "check.json", {}});
   return fmt::format("real runs: {} {} (torch {}, torchvision {}), DataLoader worker processes; per-run traces in {}",
                      in.python->interpreter.string(), in.python->script.string(), checked.torch_version,
                      checked.torchvision_version, (o.out / "pytorch").string());

@@ -226,6 +226,71 @@ void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait
 
 namespace {
 
+// The mean CPU of `rows` beyond the step's own time (cpu_s - compute_s): the loader's and the
+// handoff's, without the step's run-to-run noise, which is larger than what is sought; nullopt
+// when a row lacks cpu_s (a trace without the column).
+std::optional<double> mean_cpu_beside_step(const std::vector<BatchRecord>& rows) {
+  double total = 0;
+  for (const auto& b : rows) {
+    if (std::isnan(b.cpu_s)) return std::nullopt;
+    total += b.cpu_s - b.compute_s;
+  }
+  if (rows.empty()) return std::nullopt;
+  return total / static_cast<double>(rows.size());
+}
+
+// What the model charges a batch from one worker process beyond the sequential loop's loading.
+double modelled_handoff_cpu(const CostSpec& c, const std::vector<BatchRecord>& rows) {
+  std::vector<double> bytes;
+  for (const auto& b : rows) {
+    if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
+  }
+  const double batch_bytes = bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : 0.0;
+  return c.send_cpu_s_per_batch + c.receive_cpu_s_per_batch + c.receive_cpu_s_per_byte * batch_bytes;
+}
+
+}  // namespace
+
+// Means of cpu_s, not medians: the rows' CPU adds up to the run's, and which row a worker's
+// time slice lands in is the scheduler's choice.
+void derive_background_cpu(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out) {
+  std::map<int, std::vector<BatchRecord>> sequential, one_worker;
+  for (const auto& b : reference) {
+    if (b.workers == 0 && b.batch > 0) sequential[b.batch_size].push_back(b);  // batch 0 holds iter()
+  }
+  for (const auto& [size, rows] : steady_rows_with_workers(reference)) {
+    for (const auto& b : rows) {
+      if (b.workers == 1) one_worker[size].push_back(b);
+    }
+  }
+  if (one_worker.empty()) return;
+  std::vector<double> extra;
+  for (const auto& [size, rows] : one_worker) {
+    const std::optional<double> with_worker = mean_cpu_beside_step(rows);
+    const std::optional<double> alone =
+        sequential.contains(size) ? mean_cpu_beside_step(sequential.at(size)) : std::nullopt;
+    if (!with_worker || !alone) continue;
+    out.measurements.push_back(summarize(fmt::format("cpu_beside_step_s_bs{}_w0", size), {*alone}, "s"));
+    out.measurements.push_back(summarize(fmt::format("cpu_beside_step_s_bs{}_w1", size), {*with_worker}, "s"));
+    extra.push_back(*with_worker - *alone - modelled_handoff_cpu(out.costs, rows));
+  }
+  if (extra.empty()) {
+    out.notes.push_back("no num_workers = 1 and num_workers = 0 traces with cpu_s at the same batch size: "
+                        "background_cpu_s_per_batch kept");
+    return;
+  }
+  double seconds = median_of(extra, "background_cpu");
+  if (seconds < 0) {
+    out.notes.push_back(fmt::format("a batch from a worker process cost {} s less CPU than the model's handoff terms "
+                                    "say; background_cpu_s_per_batch set to 0", -seconds));
+    seconds = 0;
+  }
+  out.costs.background_cpu_s_per_batch = loadable_value(seconds, "background_cpu_s_per_batch", "s/batch", source, out);
+  out.derived.push_back("background_cpu_s_per_batch");
+}
+
+namespace {
+
 // Means, not medians: beside busy cores a step of a few milliseconds either runs through its
 // time slice untouched or waits out another's (a LeNet step at batch 16 beside two spinning
 // processes on two cores: median 1.01x, p90 2.05x), and an epoch's time is the sum of its

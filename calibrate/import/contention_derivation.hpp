@@ -21,6 +21,14 @@
 //   worker start-up    traces with workers = 1: their first epoch's iter_s + batch 0's fetch_s
 //                      - L(b) (the fork, the worker's start and its first batch, less the batch);
 //                      median over traces
+//   background CPU     traces with workers = 1 and w = 0 traces at the same batch size, both with
+//                      cpu_s (the process tree's CPU since the previous row): per batch size,
+//                      the mean of cpu_s - compute_s (the CPU beside the step) over the steady
+//                      w = 1 rows (past workers x prefetch) less its mean over the w = 0 rows past
+//                      batch 0, less what the model charges the handoff (send + receive at the
+//                      batch's bytes, as this import derived them); median over batch sizes,
+//                      clamped at 0 with a note (background_cpu_s_per_batch). Call after the
+//                      handoff's rule.
 //   CPU step scaling   rows at other intra-op threads or with busy cores: per (threads, busy
 //                      cores, batch size) mean compute_s over the reference step's mean at
 //                      that batch size (means: the time an epoch's steps add up to); the
@@ -57,6 +65,7 @@ void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s
 void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out);
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                            const std::string& source, DerivedCosts& out);
+void derive_background_cpu(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out);
 void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
                          DerivedCosts& out);
 

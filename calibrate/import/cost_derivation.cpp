@@ -162,6 +162,7 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   derive_handoff(reference, wait, source_name, out);
   derive_step_with_workers(reference, source_name, out);
   derive_worker_startup(reference, wait, source_name, out);
+  derive_background_cpu(reference, source_name, out);
   derive_step_scaling(kept, threads, source_name, out);
   add_epoch_measurement(epochs, options.skip_epochs, out);
   return out;

@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s"]
+          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s"]
 
 
 def read_trace(path):
@@ -211,6 +211,45 @@ def test_fetch_cpu_s_is_the_work_inside_next_not_the_sleep(tmp_path):
         assert cpu >= 4 * 0.01
         assert cpu < 4 * 0.01 + 0.02  # the sleeps are not in it
         assert fetch >= 4 * (0.03 + 0.01)
+
+
+def test_cpu_s_adds_up_to_the_trainers_process_cpu_without_workers(tmp_path):
+    # w=0: 3 batches of 4 samples, each working 10 ms and sleeping 5 ms inside next(); the loop
+    # body works 20 ms more. The rows cover the epoch back to back, so their sum is the
+    # process's CPU from just before iter() to the last row's reading.
+    loader = DataLoader(WorkingDataset(12, 0.005, 0.01), batch_size=4)
+    burn = lambda _: WorkingDataset(1, 0, 0.02)[0]
+    before = time.process_time()
+    _, rows = run_epochs(tmp_path / "t.csv", loader, body=burn)
+    after = time.process_time()
+    cpu = [float(r["cpu_s"]) for r in rows]
+    assert all(c >= 4 * 0.01 + 0.02 for c in cpu)
+    assert sum(cpu) <= after - before
+    assert sum(cpu) >= 3 * (4 * 0.01 + 0.02)
+
+
+def test_cpu_s_counts_the_worker_processes(tmp_path):
+    # Two workers each burn 10 ms of CPU a sample in their own process: 16 samples, 160 ms
+    # that the trainer's own clock never sees, and that the rows' sum must hold.
+    loader = DataLoader(WorkingDataset(16, 0, 0.01), batch_size=4, num_workers=2)
+    trainer_before = time.process_time()
+    _, rows = run_epochs(tmp_path / "t.csv", loader)
+    trainer_cpu = time.process_time() - trainer_before
+    total = sum(float(r["cpu_s"]) for r in rows)
+    assert total >= 16 * 0.01
+    assert total - trainer_cpu >= 16 * 0.01 * 0.95  # the workers' part, not the trainer's
+    assert total < 16 * 0.01 + trainer_cpu + 1.0  # bounded by what ran: no double counting
+
+
+def test_cpu_s_of_persistent_workers_counts_each_epoch_once(tmp_path):
+    loader = DataLoader(WorkingDataset(8, 0, 0.01), batch_size=4, num_workers=1, persistent_workers=True)
+    _, rows = run_epochs(tmp_path / "t.csv", loader, epochs=2)
+    by_epoch = collections.defaultdict(float)
+    for r in rows:
+        by_epoch[r["epoch"]] += float(r["cpu_s"])
+    # Each epoch's worker burns 80 ms; the second epoch does not count the first's again.
+    assert by_epoch["0"] >= 0.08 and by_epoch["1"] >= 0.08
+    assert by_epoch["1"] < 0.08 + 0.5
 
 
 def test_step_scaling_rows_have_no_fetch_cpu_column(tmp_path):

@@ -212,6 +212,9 @@ struct CostSpec {
                                                  // batches come from worker processes
   double reclaim_cpu_s_per_byte = 0;             // a read that misses once the page cache is full
                                                  // also makes the kernel reclaim: CPU per byte read
+  double background_cpu_s_per_batch = 0;         // CPU a batch from a worker process costs beside the
+                                                 // critical path (the queue's feeder thread, shared
+                                                 // memory's kernel side): it takes cores, delays nothing
 };
 
 // RAM the training process takes; the page cache gets what is left.

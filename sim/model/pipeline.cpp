@@ -19,7 +19,7 @@ namespace {
 // With num_workers = 0 the trainer loads each batch itself: nothing is handed over, so neither
 // side of the handoff is paid, nor the longer step of a trainer fed by worker processes.
 void hand_nothing_over(BatchWork& work) {
-  work.receive_cpu_cycles = work.send_cpu_cycles = work.step_with_workers_cycles = 0;
+  work.receive_cpu_cycles = work.send_cpu_cycles = work.step_with_workers_cycles = work.background_cpu_cycles = 0;
 }
 
 }  // namespace
@@ -210,6 +210,7 @@ Pipeline::LoaderState Pipeline::loader_state() {
     state.ages.push_back(now() - list[i].record.ready_s);
   }
   state.counts.push_back(ready);
+  state.counts.push_back(background_in_flight_);
   return state;
 }
 
@@ -343,6 +344,10 @@ void Pipeline::on_loaded(Token& token) {
   if (token.worker < 0) {
     consume(token.batch);
     return;
+  }
+  if (batch.work->background_cpu_cycles > 0) {
+    ++background_in_flight_;
+    launch(Stage::background_cpu, token.batch, token.worker, platform_.cpu(), batch.work->background_cpu_cycles);
   }
   workers_[token.worker].busy = false;
   workers_[token.worker].cpu_stage = nullptr;
@@ -502,6 +507,9 @@ void Pipeline::on_complete(Token& token) {
     case Stage::cpu_step:
       on_step_part_done(token.batch);
       break;
+    case Stage::background_cpu:
+      --background_in_flight_;
+      break;
   }
 }
 
@@ -562,7 +570,9 @@ Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, s
 // solver half of a batch's activities (docs/performance.md). CPU-only steps run on every core
 // and data-parallel steps run CPU work of their own: those keep their execs.
 bool Pipeline::cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader) {
-  return work.has_gpu() && !work.data_parallel() && loader.workers + 1 <= platform.cpu()->get_core_count();
+  // Background CPU work (WorkModel::has_background_cpu) is a piece more beside the workers'.
+  return work.has_gpu() && !work.data_parallel() && loader.workers + 1 <= platform.cpu()->get_core_count() &&
+         (loader.workers == 0 || !work.has_background_cpu());
 }
 
 OneCoreHost* Pipeline::one_core_host(const sg4::Host* host) const {

@@ -11,6 +11,9 @@
 //   - the trainer takes batches strictly in order; per batch it copies to the device
 //     (GPU devices, see start_step), then runs the step: GPU work plus CPU launch work on one core, the
 //     step ending when both are done; on CPU-only devices the step runs on all cores;
+//   - a batch a worker hands over costs CPU beside the critical path too (the queue's feeder
+//     thread; WorkModel's background_cpu_cycles): an activity that shares the cores and that
+//     nothing waits for;
 //   - w = 0: the trainer loads each batch itself, then computes, with no overlap;
 //   - non-persistent workers are started anew every epoch (persistent: epoch 0 only).
 // Driven from outside: run_epochs(E) or run_steps(S) trains from the current state and calls
@@ -73,7 +76,7 @@ class Pipeline {
   std::int64_t steps_done() const { return steps_done_; }
 
  private:
-  enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, launch, cpu_step };
+  enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, launch, cpu_step, background_cpu };
   struct Token final : ActivityCompletion {
     Pipeline* owner = nullptr;
     Stage stage = Stage::worker_startup;
@@ -209,6 +212,7 @@ class Pipeline {
   std::int64_t planned_batches_ = 0;  // the epoch's batches to simulate (cut when the window ends)
   std::vector<Worker> workers_;
   std::int64_t next_to_consume_ = 0;
+  std::int64_t background_in_flight_ = 0;  // background CPU work of handed-over batches still running
   bool trainer_busy_ = false;
   double trainer_idle_since_s_ = 0;
 

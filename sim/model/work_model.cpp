@@ -51,6 +51,7 @@ BatchWork WorkModel::batch(int samples) const {
   work.receive_cpu_cycles = receive_cycles(n);
   work.send_cpu_cycles = cpu_cycles(costs_.send_cpu_s_per_batch);
   work.step_with_workers_cycles = cpu_cycles(costs_.step_with_workers_s_per_batch);
+  work.background_cpu_cycles = cpu_cycles(costs_.background_cpu_s_per_batch);
   const double compute_s = costs_.compute.at(n);
   if (has_gpu_) {
     work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;

@@ -11,7 +11,9 @@
 // receive_cpu_s_per_batch plus receive_cpu_s_per_byte per byte of its input tensors
 // (input_bytes_per_sample x samples). The host-to-device copy is a memcpy by the trainer's core into memory the GPU reads
 // (Jetson memory is shared): it lasts bytes / memory bandwidth, and neither the step's GPU
-// nor its CPU work can start before it ends.
+// nor its CPU work can start before it ends. A batch from a worker process also costs
+// background_cpu_s_per_batch of CPU beside the critical path (the queue's feeder thread, the
+// kernel's side of shared memory): work that takes a core's share and waits for nothing.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@ struct BatchWork {
   double send_cpu_cycles = 0;        // a worker process's CPU work to hand the batch over
   double step_with_workers_cycles = 0;  // the trainer's step's extra work with worker processes;
                                         // counted as compute, as the trace that measured it does
+  double background_cpu_cycles = 0;  // a worker process's batch costs this beside the critical path
   double cpu_compute_cycles_per_thread = 0;  // CPU-only devices: the whole step, uncontended
   int cpu_compute_threads = 0;
   int samples = 0;
@@ -77,6 +80,7 @@ class WorkModel {
     return cpu_cycles(costs_.reclaim_cpu_s_per_byte * sample_bytes_ * static_cast<double>(misses));
   }
   double worker_startup_cycles() const { return worker_startup_cycles_; }
+  bool has_background_cpu() const { return costs_.background_cpu_s_per_batch > 0; }
   bool has_gpu() const { return has_gpu_; }
 
  private:

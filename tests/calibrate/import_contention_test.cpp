@@ -180,6 +180,45 @@ TEST(ImportContention, WithoutASequentialStepAtThatBatchSizeTheStepWithWorkersIs
   EXPECT_FALSE(has(d.derived, "step_with_workers_s_per_batch"));
 }
 
+std::vector<BatchRecord> with_cpu(std::vector<BatchRecord> rows, double cpu_s) {
+  for (auto& b : rows) b.cpu_s = cpu_s;
+  return rows;
+}
+
+TEST(ImportContention, TheProcessTreesCpuBeyondTheHandoffTermsIsBackgroundCpu) {
+  // Sequential: 2.16 ms of CPU a batch, 0.96 ms of it beside the 1.2 ms step. One worker,
+  // ahead: receive 0.3 ms (the wait), the process tree 3.5 ms a batch, 2.0 ms beside the 1.5 ms
+  // step: 2.0 - 0.96 - 0.3 = 0.74 ms ran beside the critical path. The step's own difference
+  // (step_with_workers, 0.3 ms) is the step's, not counted again.
+  auto seq = with_cpu(sequential(16, 60e-6, 1.2e-3), 2.16e-3);
+  seq.front().cpu_s = 1.0;  // batch 0 holds iter(): left out
+  auto one = with_cpu(with_one_worker(1, 16, 0.3e-3, 1.5e-3), 3.5e-3);
+  one[0].cpu_s = one[1].cpu_s = 0.5;  // the worker's start-up: before workers x prefetch, left out
+  const DerivedCosts d = derive(pooled(seq, one));
+  EXPECT_NEAR(d.costs.background_cpu_s_per_batch, (3.5e-3 - 1.5e-3) - (2.16e-3 - 1.2e-3) - 0.3e-3, 1e-12);
+  EXPECT_NEAR(d.costs.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_TRUE(has(d.derived, "background_cpu_s_per_batch"));
+  // Means, not medians: a row that took a worker's time slice and one that lost it average out.
+  one[4].cpu_s = 3.0e-3;
+  one[5].cpu_s = 4.0e-3;
+  EXPECT_NEAR(derive(pooled(seq, one)).costs.background_cpu_s_per_batch, 0.74e-3, 1e-12);
+}
+
+TEST(ImportContention, BackgroundCpuNeedsCpuSOnBothSidesAndIsNeverNegative) {
+  const auto seq = with_cpu(sequential(16, 60e-6, 1.2e-3), 2.16e-3);
+  auto one = with_cpu(with_one_worker(1, 16, 0.3e-3, 1.2e-3), 2.3e-3);  // 1.1 ms beside the step: < 0.96 + 0.3
+  DerivedCosts d = derive(pooled(seq, one));
+  EXPECT_EQ(d.costs.background_cpu_s_per_batch, 0.0);
+  EXPECT_TRUE(has(d.derived, "background_cpu_s_per_batch"));
+  EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
+                          [](const auto& n) { return n.find("less CPU than the model's handoff") != std::string::npos; }));
+  one[3].cpu_s = std::nan("");  // a row of a trace without the column
+  d = derive(pooled(seq, one));
+  EXPECT_FALSE(has(d.derived, "background_cpu_s_per_batch"));
+  EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
+                          [](const auto& n) { return n.find("background_cpu_s_per_batch kept") != std::string::npos; }));
+}
+
 TEST(ImportContention, TwoBatchSizesFitAConstantAndAPerByteHandoff) {
   // h = 0.1 ms + 2 ns per byte at 16 and 64 samples of 3144 bytes.
   auto h = [](int size) { return 0.1e-3 + 2e-9 * size * 3144.0; };
@@ -308,6 +347,11 @@ TEST(ImportContention, TheTrainersCpuInsideNextIsReadAndLocatedWhenBad) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].fetch_cpu_s, 0.0007);
   EXPECT_TRUE(std::isnan(rows[1].fetch_cpu_s));  // empty: not measured for that batch
+  write_text(dir / "cpu.csv", "epoch,batch,batch_size,fetch_s,compute_s,workers,cpu_s\n0,0,16,0.05,0.001,1,0.003\n"
+                              "0,1,16,0.001,0.001,1,\n0,2,16,0.001,0.001,1,-0.001\n");
+  const std::string cpu_error = error_of<ConfigError>([&] { read_trace_csv(dir / "cpu.csv"); });
+  EXPECT_NE(cpu_error.find("cpu.csv:4"), std::string::npos) << cpu_error;
+  EXPECT_NE(cpu_error.find("cpu_s"), std::string::npos) << cpu_error;
   write_text(dir / "bad.csv", header + "0,0,16,0.05,0.001,1,-1\n");
   const std::string e = error_of<ConfigError>([&] { read_trace_csv(dir / "bad.csv"); });
   EXPECT_NE(e.find("bad.csv:2"), std::string::npos) << e;

@@ -121,5 +121,41 @@ TEST(Handoff, TheStepWithWorkerProcessesIsLongerAndCountsAsCompute) {
   EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // without workers, the step as measured
 }
 
+TEST(BackgroundCpu, AWorkerProcesssBatchTakesItsBackgroundCpuFromTheCores) {
+  auto w = one_thread_step();
+  w.costs.background_cpu_s_per_batch = 0.2e-3;
+  // One core: the worker, the trainer and the background work share it, and it never idles
+  // (the trainer waits only while the worker loads, the worker only while the trainer has
+  // batches). The last background work (0.2 ms at a share of at least a third) ends inside the
+  // last 2 ms step, so the epoch is the CPU work of all three: 50 x (0.96 + 2 + 0.2) ms.
+  const auto r = simulate(cpu_device(1), w, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  EXPECT_NEAR(r.epochs.at(0).e2e_s, 50 * (16 * 60e-6 + 2e-3 + 0.2e-3), 1e-9);
+  w.costs.background_cpu_s_per_batch = 0;
+  EXPECT_NEAR(simulate(cpu_device(1), w, run_with(1, 2, 16, 1)).epochs.at(0).e2e_s, 50 * (16 * 60e-6 + 2e-3), 1e-9);
+}
+
+TEST(BackgroundCpu, TheTrainerLoadingItselfHasNone) {
+  auto w = one_thread_step();
+  w.costs.background_cpu_s_per_batch = 0.2e-3;
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);
+}
+
+TEST(BackgroundCpu, OnAGpuDeviceItTakesTheCoresTheLoaderHadToItself) {
+  // 8 cores, 2 workers: without background work each piece of CPU work has a core to itself
+  // (closed forms); with it the engine shares the cores, and the epoch's CPU holds it all.
+  auto w = in_ram_workload(800, 16);
+  const auto without = simulate(gpu_device(), w, run_with(2, 2, 16, 1));
+  w.costs.background_cpu_s_per_batch = 0.2e-3;
+  const auto with = simulate(gpu_device(), w, run_with(2, 2, 16, 1));
+  expect_clean(without);
+  expect_clean(with);
+  // 8 cores never run short: the background work delays nothing.
+  EXPECT_NEAR(with.epochs.at(0).e2e_s, without.epochs.at(0).e2e_s, 1e-9);
+  EXPECT_NEAR(with.epochs.at(0).cpu_util * with.epochs.at(0).e2e_s * 8 -
+                  without.epochs.at(0).cpu_util * without.epochs.at(0).e2e_s * 8,
+              50 * 0.2e-3, 1e-9);
+}
+
 }  // namespace
 }  // namespace edgetwin::test

@@ -47,7 +47,9 @@ TEST(ValidateKill, AKilledValidationLeavesWholeReportFilesOrNone) {
     fs::remove_all(out);
     const std::string tag = "validate-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
     const auto killed = test_support::kill_after(args, tag, signal, when(rng));
-    if (signal != SIGKILL) EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    if (signal != SIGKILL) {
+      EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    }
     EXPECT_TRUE(test_support::none_left(tag)) << killed.where;
     expect_whole_or_absent(out, killed.where);
     EXPECT_EQ(test_support::run_to_end(args, tag + "-rerun").first, "exit 0") << killed.where;
