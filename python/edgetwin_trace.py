@@ -87,12 +87,14 @@ import weakref
 
 import torch
 
-__all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling"]
+__all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling", "measure_loader_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
             "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
+# measure_loader_scaling's rows: a batch loaded alone (compute_s 0), with its thread CPU time.
+_LOAD_COLUMNS = _STEP_COLUMNS + ["fetch_cpu_s"]
 
 
 class _IoClock:
@@ -467,17 +469,43 @@ def _spin():
         pass
 
 
-class _Spinners:
-    """`count` processes that keep a core each busy, as running DataLoader workers do."""
+# How long the processes loading beside the timed one may take to load two batches each: a
+# load that waits on something the fork left locked would otherwise hang the measurement.
+_CO_RUNNER_START_S = 120.0
 
-    def __init__(self, count):
+
+def _load_forever(load, loaded):
+    while True:
+        load()
+        loaded.value += 1  # this process's own counter, without a lock a kill could leave held
+
+
+class _Spinners:
+    """`count` processes that keep a core each busy, as running DataLoader workers do: by
+    spinning, or by calling `work` over and over where given."""
+
+    def __init__(self, count, work=None):
         context = multiprocessing.get_context("fork")
-        self._processes = [context.Process(target=_spin, daemon=True) for _ in range(count)]
+        self._loaded = [context.Value("q", 0, lock=False) for _ in range(count)]  # work() calls done by each
+        self._processes = [context.Process(target=_spin, daemon=True) if work is None else
+                           context.Process(target=_load_forever, args=(work, loaded), daemon=True)
+                           for loaded in self._loaded]
+        self._work = work
 
     def __enter__(self):
         for p in self._processes:
             p.start()
         time.sleep(0.05 if self._processes else 0)  # let the kernel place them
+        # Forked from a big trainer, a loading process spends its first batches in copy-on-write
+        # faults: timing began before it loaded at full pace measured 1.0x where 1.1-1.2x held.
+        deadline = time.monotonic() + _CO_RUNNER_START_S
+        while self._work is not None and any(loaded.value < 2 for loaded in self._loaded):
+            problem = ("died" if not all(p.is_alive() for p in self._processes) else
+                       f"loaded no two batches in {_CO_RUNNER_START_S:g} s" if time.monotonic() > deadline else None)
+            if problem:
+                self.__exit__(None, None, None)
+                raise RuntimeError(f"edgetwin_trace: a process loading beside the timed one {problem}")
+            time.sleep(0.01)
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -504,6 +532,65 @@ def _step_rows(step, batch, threads, busy, steps, warmup, size, nbytes):
     return rows
 
 
+def _load_rows(load, busy, batches, warmup):
+    rows = []
+    with _Spinners(busy, work=load):
+        for i in range(warmup + batches):
+            start, cpu_start = time.perf_counter(), time.thread_time()
+            batch = load()
+            seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu_start
+            if i >= warmup:
+                size, nbytes = _batch_size_and_bytes(batch)
+                rows.append([0, len(rows), size, _number(seconds), _number(0.0), nbytes, 0, "",
+                             torch.get_num_threads(), busy, "", _number(cpu)])
+    return rows
+
+
+def _check_counts(function, name, values, lowest):
+    if not values or any(not isinstance(v, int) or v < lowest for v in values):
+        raise ValueError(f"edgetwin_trace.{function}: {name} must be integers >= {lowest}, got {values!r}")
+
+
+def _write_rows_atomically(path, columns, settings, rows_of):
+    """Writes `columns`, then rows_of(setting) for each setting as one epoch, to `path` through
+    `<path>.partial`, renamed once whole."""
+    path = os.fspath(path)
+    partial = path + ".partial"
+    try:
+        with open(partial, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(columns)
+            for epoch, setting in enumerate(settings):  # one epoch per setting keeps (epoch, batch) unique
+                for row in rows_of(setting):
+                    writer.writerow([epoch] + row[1:])
+        os.replace(partial, path)
+    except BaseException:
+        if os.path.exists(partial):
+            os.remove(partial)
+        raise
+
+
+def measure_loader_scaling(load, path, busy_cores=None, batches=20, warmup=3, rounds=3):
+    """Times `load()`, which returns one collated batch (say, a sequential DataLoader's next
+    batch), `batches` times after `warmup` untimed calls, beside each count of `busy_cores`
+    other processes (default 0..cores) that call `load()` over and over themselves, as
+    DataLoader workers load beside each other; visits the settings `rounds` times, interleaved,
+    so that a drift of the machine falls on every setting alike. Writes one trace row per timed
+    batch to `path` (atomically), with its wall time in fetch_s and its thread CPU time in
+    fetch_cpu_s. `load` runs in forked processes too, so it must not depend on this process's
+    threads."""
+    if not callable(load):
+        raise TypeError("edgetwin_trace.measure_loader_scaling: load must be callable")
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise ValueError("edgetwin_trace.measure_loader_scaling: path must be a file name")
+    busy_cores = list(busy_cores) if busy_cores is not None else list(range(_cores() + 1))
+    _check_counts("measure_loader_scaling", "busy_cores", busy_cores, 0)
+    if not all(isinstance(n, int) for n in (batches, warmup, rounds)) or batches < 1 or warmup < 0 or rounds < 1:
+        raise ValueError("edgetwin_trace.measure_loader_scaling: batches and rounds must be >= 1 and warmup >= 0")
+    _write_rows_atomically(path, _LOAD_COLUMNS, busy_cores * rounds,
+                           lambda busy: _load_rows(load, busy, batches, warmup))
+
+
 def measure_step_scaling(step, batch, path, threads=None, busy_cores=None, steps=20, warmup=3):
     """Times `step(*batch)` on each intra-op thread count of `threads` (default 1..cores) with
     each count of `busy_cores` other processes spinning (default 0..cores), `steps` times
@@ -519,29 +606,14 @@ def measure_step_scaling(step, batch, path, threads=None, busy_cores=None, steps
     # threads than cores, where fair sharing misses most.
     busy_cores = list(busy_cores) if busy_cores is not None else list(range(cores + 1))
     for name, values, lowest in (("threads", threads, 1), ("busy_cores", busy_cores, 0)):
-        if not values or any(not isinstance(v, int) or v < lowest for v in values):
-            raise ValueError(f"edgetwin_trace.measure_step_scaling: {name} must be integers >= {lowest}, "
-                             f"got {values!r}")
+        _check_counts("measure_step_scaling", name, values, lowest)
     if not isinstance(steps, int) or steps < 1 or not isinstance(warmup, int) or warmup < 0:
         raise ValueError("edgetwin_trace.measure_step_scaling: steps must be >= 1 and warmup >= 0")
     size, nbytes = _batch_size_and_bytes(batch)
     before = torch.get_num_threads()
-    path = os.fspath(path)
-    partial = path + ".partial"
+    settings = [(n, busy) for n in threads for busy in busy_cores]
     try:
-        with open(partial, "w", newline="") as f:
-            writer = csv.writer(f)
-            writer.writerow(_STEP_COLUMNS)
-            epoch = 0
-            for n in threads:
-                for busy in busy_cores:
-                    for row in _step_rows(step, batch, n, busy, steps, warmup, size, nbytes):
-                        writer.writerow([epoch] + row[1:])
-                    epoch += 1  # one epoch per setting keeps (epoch, batch) unique
-        os.replace(partial, path)
-    except BaseException:
-        if os.path.exists(partial):
-            os.remove(partial)
-        raise
+        _write_rows_atomically(path, _STEP_COLUMNS, settings,
+                               lambda s: _step_rows(step, batch, s[0], s[1], steps, warmup, size, nbytes))
     finally:
         torch.set_num_threads(before)

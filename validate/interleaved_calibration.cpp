@@ -79,6 +79,20 @@ std::vector<StepScalingPoint> pooled_step_scaling(const std::vector<ProfileSpec>
   return points;
 }
 
+// Each measured busy-core count of the loader's scaling: the median factor over the rounds
+// that measured it.
+std::vector<LoaderScalingPoint> pooled_loader_scaling(const std::vector<ProfileSpec>& rounds,
+                                                      std::vector<Measurement>& records) {
+  std::map<int, std::vector<double>> by_busy;
+  for (const auto& r : rounds) {
+    for (const LoaderScalingPoint& s : r.costs.loader_scaling) by_busy[s.busy_cores].push_back(s.factor);
+  }
+  std::vector<LoaderScalingPoint> points;
+  for (const auto& [busy, factors] : by_busy)
+    points.push_back({busy, pooled_value(fmt::format("loader_scaling_busy{}", busy), factors, "x", records)});
+  return points;
+}
+
 }  // namespace
 
 calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds, const std::string& command,
@@ -117,6 +131,7 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
                    "s/byte", m);
   c.compute = pooled_curve(rounds, m);
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
+  c.loader_scaling = pooled_loader_scaling(rounds, m);
   c.provenance = Provenance{
       "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "
                               "first round: {}",

@@ -37,6 +37,7 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
   const int batch_size = plan.workload.loader.batch_size;
   std::vector<PytorchRun> runs{calibration_run(plan, round, 0, batch_size, 0)};
   runs.front().step_scaling_csv = plan.dir / fmt::format("round-{}-scaling.csv", round + 1);
+  runs.front().loader_scaling_csv = plan.dir / fmt::format("round-{}-loader-scaling.csv", round + 1);
   for (const int size : plan.other_batch_sizes) {
     if (size != batch_size) runs.push_back(calibration_run(plan, round, 0, size, plan.compute_batches));
   }
@@ -49,11 +50,12 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
 calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round) {
   prepare_page_cache(plan.files, CacheState::warm);
   calibrate::ImportOptions options;
-  for (const PytorchRun& run : calibration_runs(plan, round)) {
+  const std::vector<PytorchRun> runs = calibration_runs(plan, round);
+  for (const PytorchRun& run : runs) {
     (void)run_pytorch(plan.runner, run);
     options.trace_csvs.push_back(run.trace_csv);
   }
-  options.trace_csvs.push_back(calibration_runs(plan, round).front().step_scaling_csv);
+  options.trace_csvs.insert(options.trace_csvs.end(), {runs.front().step_scaling_csv, runs.front().loader_scaling_csv});
   options.derivation.sequential = true;
   options.derivation.device = plan.device_name;
   options.command = fmt::format("{} (round {})", plan.command, round + 1);

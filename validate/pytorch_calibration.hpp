@@ -12,7 +12,9 @@
 //   - one epoch (at most handoff_batches) with one worker process at the workload's batch
 //     size: a batch's hand-off from a worker and a worker's start-up;
 //   - the step alone on 1..n threads beside 0..n busy cores (edgetwin_trace's
-//     measure_step_scaling, after the first run): the step's slow-down beside workers.
+//     measure_step_scaling, after the first run): the step's slow-down beside workers;
+//   - a batch loaded alone beside 0..n processes loading too (measure_loader_scaling, after
+//     the first run): how much a worker's loading slows while the other cores work.
 // These are docs/import.md's "short runs a profile needs". Their traces stay in `dir`
 // (round-R-*.csv); the import pools them, the first trace's threads being the reference. What
 // such traces cannot tell apart (collate, launch) is kept from the workload, as the import

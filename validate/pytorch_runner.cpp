@@ -112,6 +112,8 @@ std::vector<std::string> pytorch_command_line(const PythonRunner& runner, const 
           "--trace", run.trace_csv.string(),
           "--summary", run.summary_json.string()};
   if (!run.step_scaling_csv.empty()) argv.insert(argv.end(), {"--step-scaling", run.step_scaling_csv.string()});
+  if (!run.loader_scaling_csv.empty())
+    argv.insert(argv.end(), {"--loader-scaling", run.loader_scaling_csv.string()});
   return argv;
 }
 
@@ -161,7 +163,7 @@ PytorchSummary run_pytorch(const PythonRunner& runner, const PytorchRun& run) {
   }
   std::filesystem::remove(run.summary_json);  // an earlier run's summary must not stand in for this one
   const auto clean_up = [&run] {
-    for (const auto& file : {run.summary_json, run.trace_csv, run.step_scaling_csv}) remove_leftovers(file);
+    for (const auto& file : {run.summary_json, run.trace_csv, run.step_scaling_csv, run.loader_scaling_csv}) remove_leftovers(file);
   };
   clean_up();
   const ProgramOutput out = run_program(pytorch_command_line(runner, run), run.spec.cpus);

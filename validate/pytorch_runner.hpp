@@ -42,6 +42,7 @@ struct PytorchRun {
   std::filesystem::path trace_csv;
   std::filesystem::path summary_json;
   std::filesystem::path step_scaling_csv;  // also time the step beside busy cores (calibration); "" = no
+  std::filesystem::path loader_scaling_csv;  // also time loading beside loading cores (calibration); "" = no
 };
 
 std::vector<std::string> pytorch_command_line(const PythonRunner& runner, const PytorchRun& run);

@@ -61,6 +61,7 @@ def parse_arguments(argv):
     p.add_argument("--step-scaling", default="", help="also write edgetwin_trace.measure_step_scaling's CSV here")
     p.add_argument("--step-scaling-budget-s", type=float, default=10.0,
                    help="about how long the step-scaling measurement may take")
+    p.add_argument("--loader-scaling", default="", help="also write edgetwin_trace.measure_loader_scaling's CSV here")
     a = p.parse_args(argv)
     for name in ("batch_size", "epochs", "threads", "crop_size", "prefetch_factor"):
         if getattr(a, name) < 1:
@@ -383,6 +384,30 @@ def measure_step_scaling(edgetwin_trace, args, loader, model, optimizer):
                                         threads=[args.threads], steps=steps, warmup=1)
 
 
+def measure_loader_scaling(edgetwin_trace, args, dataset):
+    """A batch loaded by a sequential DataLoader over the run's samples, alone and beside
+    1..cores processes loading the same way, as workers load beside each other; about 40 batches
+    a setting over 3 interleaved rounds (LeNet's JPEG batch of 16 is ~7 ms here), fewer where a
+    batch is slow."""
+    sequential = make_loader(argparse.Namespace(**{**vars(args), "workers": 0}), dataset)
+    state = {"batches": iter(sequential)}
+
+    def load():
+        try:
+            x, y, _ = next(state["batches"])
+        except StopIteration:
+            state["batches"] = iter(sequential)
+            x, y, _ = next(state["batches"])
+        return x, y
+    start = time.perf_counter()
+    load()
+    load_s = max(time.perf_counter() - start, 1e-4)
+    settings = len(os.sched_getaffinity(0)) + 1
+    rounds = 3
+    batches = max(3, min(15, int(args.step_scaling_budget_s / (rounds * settings * load_s))))
+    edgetwin_trace.measure_loader_scaling(load, args.loader_scaling, batches=batches, warmup=2, rounds=rounds)
+
+
 def write_atomically(path, write):
     temporary = f"{path}.tmp-{os.getpid()}"
     try:
@@ -448,6 +473,8 @@ def run(args):
     add_trace_sums(args.trace, epochs)
     if args.step_scaling:
         measure_step_scaling(edgetwin_trace, args, loader, model, optimizer)
+    if args.loader_scaling:
+        measure_loader_scaling(edgetwin_trace, args, dataset)
     summary = {"tool": "pytorch_train.py", "torch_version": torch.__version__,
                "torchvision_version": torchvision.__version__, "threads": torch.get_num_threads(),
                "samples": len(loader.dataset), "epochs": epochs}

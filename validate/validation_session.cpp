@@ -337,7 +337,7 @@ std::string check_one_step(const ValidateOptions& o, const SessionInputs& in) {
     return "";
   }
   const PytorchSummary checked =
-      run_pytorch(*in.python, {spec, 0, o.out / "pytorch" / "check.csv", o.out / "pytorch" / "check.json", {}});
+      run_pytorch(*in.python, {spec, 0, o.out / "pytorch" / "check.csv", o.out / "pytorch" / "check.json", {}, {}});
   return fmt::format("real runs: {} {} (torch {}, torchvision {}), DataLoader worker processes; per-run traces in {}",
                      in.python->interpreter.string(), in.python->script.string(), checked.torch_version,
                      checked.torchvision_version, (o.out / "pytorch").string());

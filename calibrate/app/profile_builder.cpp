@@ -61,12 +61,44 @@ DerivedCosts step_scaling(const CalibrationData& d) {
   return out;
 }
 
+// The loader's slow-down beside busy cores, by the importer's rule (derive_loader_scaling): k
+// threads preprocessing at once, each pinned to its own core, are one load beside k - 1 busy
+// cores; per batch at the calibration's batch size.
+void add_loader_scaling(const CalibrationData& d, DerivedCosts& out) {
+  std::vector<BatchRecord> loads;
+  for (const auto& [threads, s_per_sample] : d.preprocess_s_per_sample_by_cores) {
+    for (const double s : s_per_sample) {
+      BatchRecord r;
+      r.batch_size = d.batch_size;
+      r.fetch_s = s * d.batch_size;
+      r.workers = 0;
+      r.busy_cores = threads - 1;
+      r.load_only = true;
+      loads.push_back(r);
+    }
+  }
+  derive_loader_scaling(loads, "edgetwin-calibrate's preprocess vs cores", out);
+}
+
+DerivedCosts contention_scaling(const CalibrationData& d) {
+  DerivedCosts out = step_scaling(d);
+  add_loader_scaling(d, out);
+  return out;
+}
+
 std::string step_scaling_source(const CalibrationData& d) {
   if (d.step_s_by_busy_cores.empty()) return "";
   return fmt::format("; cpu_step_scaling: the step at batch {} on {} thread(s) beside 1..{} spinning processes, the "
                      "mean of {} steps over the mean step alone",
                      d.batch_size, d.intra_op_threads, d.step_s_by_busy_cores.rbegin()->first,
                      d.step_s_by_busy_cores.begin()->second.size());
+}
+
+std::string loader_scaling_source(const CalibrationData& d) {
+  if (d.preprocess_s_per_sample_by_cores.size() < 2) return "";
+  return fmt::format("; loader_scaling: fetch, decode and transform on 1..{} threads at once, each pinned to its own "
+                     "core, the mean time per sample over the time of one thread alone",
+                     d.preprocess_s_per_sample_by_cores.rbegin()->first);
 }
 
 CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
@@ -84,7 +116,8 @@ CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   if (d.reference_gpu_freq_hz <= 0) c.compute_threads = d.intra_op_threads;
   c.compute = compute_curve(d);
   c.cpu_step_scaling = scaling.costs.cpu_step_scaling;
-  c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d)};
+  c.loader_scaling = scaling.costs.loader_scaling;
+  c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d) + loader_scaling_source(d)};
   return c;
 }
 
@@ -173,7 +206,7 @@ ProfileDocument build_profile(const CalibrationData& d) {
   doc.profile.workload = d.workload_name;
   doc.profile.created = d.created;
   doc.profile.command = d.command;
-  const DerivedCosts scaling = step_scaling(d);
+  const DerivedCosts scaling = contention_scaling(d);
   doc.profile.costs = derive_costs(d, scaling);
   if (d.footprint.parameter_count > 0) doc.profile.footprint = derive_footprint(d);
   doc.provenance.host = d.host.hostname;

@@ -32,6 +32,10 @@ struct BatchRecord {
   // From a log with a busy_cores column: a step timed on its own (edgetwin_trace's
   // measure_step_scaling), no loader around it, so it says nothing of fetch or handoff.
   bool step_only = false;
+  // From the same kind of log, a row with compute_s 0: a batch loaded on its own beside
+  // busy_cores other loading processes (edgetwin_trace's measure_loader_scaling), no step.
+  bool load_only = false;
+  bool timed_alone() const { return step_only || load_only; }
   bool has_io() const { return !std::isnan(io_s); }
 };
 

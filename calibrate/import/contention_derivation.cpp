@@ -139,7 +139,7 @@ std::optional<int> reference_threads(const std::vector<BatchRecord>& batches) {
 std::vector<BatchRecord> reference_rows(const std::vector<BatchRecord>& batches, std::optional<int> threads) {
   std::vector<BatchRecord> out;
   std::copy_if(batches.begin(), batches.end(), std::back_inserter(out), [&](const BatchRecord& b) {
-    return !b.step_only && b.busy_cores == 0 && (!threads || b.threads <= 0 || b.threads == *threads);
+    return !b.timed_alone() && b.busy_cores == 0 && (!threads || b.threads <= 0 || b.threads == *threads);
   });
   return out;
 }
@@ -311,6 +311,7 @@ void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<
   // beside worker processes are contended by them: neither the reference nor a point).
   std::map<int, std::vector<double>> alone, trained;
   for (const auto& b : batches) {
+    if (b.load_only) continue;
     const bool at_reference = b.busy_cores == 0 && b.threads == *threads;
     if (b.step_only && at_reference) alone[b.batch_size].push_back(b.compute_s);
     if (!b.step_only && at_reference && b.workers <= 0) trained[b.batch_size].push_back(b.compute_s);
@@ -319,7 +320,7 @@ void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<
   for (const auto& [size, seconds] : alone) base[size] = seconds;
   std::map<std::tuple<int, int, int>, std::vector<double>> groups;
   for (const auto& b : batches) {
-    if (b.workers > 0 || b.threads <= 0 || (b.threads == *threads && b.busy_cores == 0)) continue;
+    if (b.load_only || b.workers > 0 || b.threads <= 0 || (b.threads == *threads && b.busy_cores == 0)) continue;
     groups[{b.threads, b.busy_cores, b.batch_size}].push_back(b.compute_s);
   }
   for (const auto& [key, seconds] : groups) {
@@ -335,6 +336,29 @@ void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<
     if (factor > 0) out.costs.cpu_step_scaling.push_back({n, busy, static_cast<double>(size), factor});
   }
   if (!out.costs.cpu_step_scaling.empty()) out.derived.push_back("cpu_step_scaling");
+}
+
+// The loader's CPU per batch (the thread CPU clock where logged, else the wall time) beside k
+// busy cores over the same alone: a mean, as for the step, since an epoch sums its batches.
+void derive_loader_scaling(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
+  std::map<int, std::vector<double>> by_busy;
+  for (const auto& b : batches) {
+    if (b.load_only) by_busy[b.busy_cores].push_back(std::isnan(b.fetch_cpu_s) ? b.fetch_s : b.fetch_cpu_s);
+  }
+  if (by_busy.empty()) return;
+  const auto alone = by_busy.find(0);
+  if (alone == by_busy.end()) {
+    out.notes.push_back("batches loaded beside busy cores but none with the other cores idle; loader_scaling left out");
+    return;
+  }
+  for (const auto& [busy, seconds] : by_busy) {
+    out.measurements.push_back(summarize(fmt::format("load_s_busy{}", busy), seconds, "s"));
+    if (busy == 0) continue;
+    const double factor = loadable_value(mean(seconds) / mean(alone->second), "loader_scaling",
+                                         "times the loader's time with the other cores idle", source, out);
+    if (factor > 0) out.costs.loader_scaling.push_back({busy, factor});
+  }
+  if (!out.costs.loader_scaling.empty()) out.derived.push_back("loader_scaling");
 }
 
 }  // namespace edgetwin::calibrate

@@ -69,4 +69,8 @@ void derive_background_cpu(const std::vector<BatchRecord>& reference, const std:
 void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
                          DerivedCosts& out);
 
+// costs.loader_scaling from rows loaded on their own (BatchRecord::load_only): per busy-core
+// count k >= 1, the mean load time beside k busy cores over the mean with none.
+void derive_loader_scaling(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out);
+
 }  // namespace edgetwin::calibrate

@@ -164,6 +164,7 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   derive_worker_startup(reference, wait, source_name, out);
   derive_background_cpu(reference, source_name, out);
   derive_step_scaling(kept, threads, source_name, out);
+  derive_loader_scaling(kept, source_name, out);
   add_epoch_measurement(epochs, options.skip_epochs, out);
   return out;
 }

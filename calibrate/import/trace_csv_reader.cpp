@@ -54,7 +54,9 @@ void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector
                       problems);
   read_optional_count(t, r, "threads", 1, physical_range("threads (0: every core)").largest, b.threads, problems);
   read_optional_count(t, r, "busy_cores", 0, physical_range("cores").largest, b.busy_cores, problems);
-  b.step_only = t.column("busy_cores").has_value();
+  const bool timed_alone = t.column("busy_cores").has_value();
+  b.load_only = timed_alone && b.compute_s == 0 && b.fetch_s > 0;
+  b.step_only = timed_alone && !b.load_only;
   if (t.column("batch_bytes") && !t.text(r, "batch_bytes").empty()) {
     b.batch_bytes = static_cast<double>(t.whole_number(r, "batch_bytes", 1, physical_range("bytes").largest, problems));
   }

@@ -76,13 +76,21 @@ std::string measured_terms(const CostSpec& c) {
     out += key_value("background_cpu_s_per_batch", toml_float(c.background_cpu_s_per_batch));
   if (c.step_with_workers_s_per_batch != 0)
     out += key_value("step_with_workers_s_per_batch", toml_float(c.step_with_workers_s_per_batch));
-  if (c.cpu_step_scaling.empty()) return out;
-  std::vector<std::string> points;
-  for (const StepScalingPoint& p : c.cpu_step_scaling) {
-    points.push_back(fmt::format("{{ threads = {}, busy_cores = {}, batch_size = {}, factor = {} }}", p.threads,
-                                 p.busy_cores, static_cast<std::int64_t>(p.batch_size), toml_float(p.factor)));
+  if (!c.cpu_step_scaling.empty()) {
+    std::vector<std::string> points;
+    for (const StepScalingPoint& p : c.cpu_step_scaling) {
+      points.push_back(fmt::format("{{ threads = {}, busy_cores = {}, batch_size = {}, factor = {} }}", p.threads,
+                                   p.busy_cores, static_cast<std::int64_t>(p.batch_size), toml_float(p.factor)));
+    }
+    out += key_value("cpu_step_scaling", fmt::format("[{}]", fmt::join(points, ", ")));
   }
-  return out + key_value("cpu_step_scaling", fmt::format("[{}]", fmt::join(points, ", ")));
+  if (!c.loader_scaling.empty()) {
+    std::vector<std::string> points;
+    for (const LoaderScalingPoint& p : c.loader_scaling)
+      points.push_back(fmt::format("{{ busy_cores = {}, factor = {} }}", p.busy_cores, toml_float(p.factor)));
+    out += key_value("loader_scaling", fmt::format("[{}]", fmt::join(points, ", ")));
+  }
+  return out;
 }
 
 std::string costs_section(const CostSpec& c) {

@@ -652,3 +652,87 @@ def test_import_turns_a_scaling_file_into_step_factors(tmp_path):
     assert [(p["threads"], p["busy_cores"], p["batch_size"]) for p in points] == [(1, 1, 16)]
     assert points[0]["factor"] > 0
     assert profile["costs"]["compute_threads"] == 1
+
+
+def counting_load(counter):
+    # No lock: a co-runner killed while holding one would leave the next load waiting for ever.
+    def load():
+        counter.value += 1
+        return torch.zeros(8, 3, 4, 4), torch.zeros(8, dtype=torch.int64)
+    return load
+
+
+def test_loader_scaling_writes_a_row_per_timed_batch_of_each_setting(tmp_path):
+    counter = multiprocessing.get_context("fork").Value("q", 0, lock=False)
+    edgetwin_trace.measure_loader_scaling(counting_load(counter), tmp_path / "l.csv", busy_cores=[0, 1],
+                                          batches=3, warmup=2, rounds=1)
+    rows = list(csv.DictReader(open(tmp_path / "l.csv", newline="")))
+    assert len(rows) == 2 * 3
+    assert [r["busy_cores"] for r in rows] == ["0"] * 3 + ["1"] * 3
+    assert [r["epoch"] for r in rows] == ["0"] * 3 + ["1"] * 3
+    assert all(r["batch_size"] == "8" and r["batch_bytes"] == str(8 * 48 * 4 + 8 * 8) for r in rows)
+    # compute_s 0 marks a load timed alone for edgetwin-calibrate import (docs/import.md)
+    assert all(float(r["compute_s"]) == 0 and float(r["fetch_s"]) > 0 and float(r["fetch_cpu_s"]) >= 0 for r in rows)
+    # this process loaded 2 x (3 + 2) batches; the busy process loaded more beside it
+    assert counter.value > 2 * (3 + 2)  # (racy increments undercount, never overcount)
+    assert not (tmp_path / "l.csv.partial").exists()
+
+
+def test_loader_scaling_visits_the_settings_round_after_round(tmp_path):
+    counter = multiprocessing.get_context("fork").Value("q", 0, lock=False)
+    edgetwin_trace.measure_loader_scaling(counting_load(counter), tmp_path / "l.csv", busy_cores=[0, 1],
+                                          batches=2, warmup=0, rounds=2)
+    rows = list(csv.DictReader(open(tmp_path / "l.csv", newline="")))
+    assert [(r["epoch"], r["busy_cores"]) for r in rows[::2]] == [("0", "0"), ("1", "1"), ("2", "0"), ("3", "1")]
+
+
+def test_loader_scaling_co_runners_are_gone_afterwards(tmp_path):
+    children_before = set(multiprocessing.active_children())
+    counter = multiprocessing.get_context("fork").Value("q", 0, lock=False)
+    edgetwin_trace.measure_loader_scaling(counting_load(counter), tmp_path / "l.csv", busy_cores=[2], batches=2,
+                                          warmup=0)
+    assert set(multiprocessing.active_children()) == children_before
+
+
+def test_a_failing_load_leaves_no_loader_scaling_file(tmp_path):
+    def failing():
+        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"):
+        edgetwin_trace.measure_loader_scaling(failing, tmp_path / "l.csv", busy_cores=[0], batches=1)
+    assert not (tmp_path / "l.csv").exists() and not (tmp_path / "l.csv.partial").exists()
+
+
+@pytest.mark.parametrize("arguments, match", [
+    (dict(busy_cores=[-1]), "busy_cores must be integers >= 0"),
+    (dict(busy_cores=[]), "busy_cores must be integers"),
+    (dict(batches=0), "batches and rounds must be >= 1"),
+    (dict(rounds=0), "batches and rounds must be >= 1"),
+])
+def test_bad_loader_scaling_arguments_are_refused(tmp_path, arguments, match):
+    with pytest.raises(ValueError, match=match):
+        edgetwin_trace.measure_loader_scaling(lambda: torch.zeros(2, 2), tmp_path / "l.csv", **arguments)
+
+
+def test_a_load_that_never_returns_beside_the_timed_one_is_an_error(tmp_path, monkeypatch):
+    parent = os.getpid()
+
+    def load():
+        while os.getpid() != parent:
+            time.sleep(1)  # as a load would that waits on a lock the fork left held
+        return torch.zeros(2, 2)
+    monkeypatch.setattr(edgetwin_trace, "_CO_RUNNER_START_S", 0.3)
+    with pytest.raises(RuntimeError, match="loaded no two batches in 0.3 s"):
+        edgetwin_trace.measure_loader_scaling(load, tmp_path / "l.csv", busy_cores=[1], batches=1)
+    assert not (tmp_path / "l.csv").exists()
+
+
+def test_a_load_that_dies_beside_the_timed_one_is_an_error(tmp_path):
+    parent = os.getpid()
+
+    def load():
+        if os.getpid() != parent:
+            os._exit(3)  # a loading process that dies before it loads a batch
+        return torch.zeros(2, 2)
+    with pytest.raises(RuntimeError, match="a process loading beside the timed one died"):
+        edgetwin_trace.measure_loader_scaling(load, tmp_path / "l.csv", busy_cores=[1], batches=1)
+    assert not (tmp_path / "l.csv").exists() and not (tmp_path / "l.csv.partial").exists()

@@ -144,8 +144,8 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.step_with_workers_s_per_batch = ref.step_with_workers_s_per_batch * cpu_scale;
   costs.reclaim_cpu_s_per_byte = ref.reclaim_cpu_s_per_byte * cpu_scale;
   costs.background_cpu_s_per_batch = ref.background_cpu_s_per_batch * cpu_scale;
-  // cpu_step_scaling is not carried over: it is how the reference's kernel scheduled its own
-  // cores, which says nothing about another device's.
+  // cpu_step_scaling and loader_scaling are not carried over: they are how the reference's
+  // kernel scheduled, and its cores shared caches, which says nothing about another device's.
   std::string how;
   if (target.gpu) {
     require_roofline_inputs(workload, target);

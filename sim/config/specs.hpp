@@ -184,6 +184,15 @@ struct StepScalingPoint {
   double factor = 1;
 };
 
+// The loader's CPU time per batch while `busy_cores` other cores load batches too, as a
+// multiple of its time with the other cores idle (which the per-sample costs were measured
+// with): what cores that share caches, memory bandwidth or a physical core (SMT siblings) cost
+// each other. Measured, not fair sharing: a core's throughput drops while its neighbours work.
+struct LoaderScalingPoint {
+  int busy_cores = 0;
+  double factor = 1;
+};
+
 // Per-batch costs of this workload on one device.
 struct CostSpec {
   std::string device;                        // the device these costs were measured or estimated on
@@ -215,6 +224,7 @@ struct CostSpec {
   double background_cpu_s_per_batch = 0;         // CPU a batch from a worker process costs beside the
                                                  // critical path (the queue's feeder thread, shared
                                                  // memory's kernel side): it takes cores, delays nothing
+  std::vector<LoaderScalingPoint> loader_scaling;  // loading beside busy cores; by busy_cores, ascending
 };
 
 // RAM the training process takes; the page cache gets what is left.

@@ -215,6 +215,26 @@ void read_step_scaling(TomlReader& reader, std::vector<StepScalingPoint>& points
   }
 }
 
+// [[costs.loader_scaling]]: one point per count of busy cores, kept in ascending order for
+// the lookup (sim/model/loader_scaling.hpp).
+void read_loader_scaling(TomlReader& reader, std::vector<LoaderScalingPoint>& points) {
+  for (const std::string& table : reader.table_array("costs.loader_scaling", Presence::optional)) {
+    LoaderScalingPoint p;
+    bool ok = reader.read_count(table + ".busy_cores", p.busy_cores, Presence::required, Bound::positive, "cores");
+    ok &= reader.read_number(table + ".factor", p.factor, Presence::required, Bound::positive,
+                             "times the loader's time with the other cores idle");
+    if (!ok) continue;
+    const bool repeated = std::any_of(points.begin(), points.end(),
+                                      [&](const LoaderScalingPoint& q) { return q.busy_cores == p.busy_cores; });
+    if (repeated) {
+      reader.add_error(table, fmt::format("a second point for {} busy core(s); expected one", p.busy_cores));
+      continue;
+    }
+    points.push_back(p);
+  }
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.busy_cores < b.busy_cores; });
+}
+
 void read_costs(TomlReader& reader, CostSpec& costs) {
   reader.read_name("costs.device", costs.device, Presence::required);
   reader.read_number("costs.reference_cpu_freq_hz", costs.reference_cpu_freq_hz, Presence::required,
@@ -244,6 +264,7 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
                     "threads (0: every core)");
   read_compute_curve(reader, costs.compute);
   read_step_scaling(reader, costs.cpu_step_scaling);
+  read_loader_scaling(reader, costs.loader_scaling);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }
 

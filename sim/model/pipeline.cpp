@@ -325,13 +325,33 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
 }
 
 void Pipeline::start_worker_cpu(std::int64_t index, int worker) {
-  Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(), loader_cycles(index));
+  Batch& batch = batches()[index];
+  batch.cpu_started_s = now();
+  batch.loader_pieces_left = loader_pieces(index);
+  launch_loader_piece(index, worker);
+}
+
+// With loader_scaling measured, the loader's CPU work runs a sample at a time, each piece at
+// the rate the cores busy when it starts allow (WorkModel::loader_factor): the trainer's step
+// and the other workers come and go within a batch. Without it, one piece, as before.
+int Pipeline::loader_pieces(std::int64_t index) {
+  if (!work_.loader_scales()) return 1;
+  return std::max<int>(1, static_cast<int>(batches()[index].record.samples.size()));
+}
+
+void Pipeline::launch_loader_piece(std::int64_t index, int worker) {
+  Batch& batch = batches()[index];
+  const double send = batch.work->send_cpu_cycles;
+  const double scaled = (loader_cycles(index) - send) * work_.loader_factor(cpu_threads_in_flight_);
+  const double cycles = (scaled + send) / loader_pieces(index);
+  --batch.loader_pieces_left;
+  Token& token = launch(Stage::worker_cpu, index, worker, platform_.cpu(), cycles);
   if (worker >= 0) workers_[worker].cpu_stage = &token;
 }
 
 void Pipeline::on_loaded(Token& token) {
   Batch& batch = batches()[token.batch];
-  const double cpu_s = now() - token.started_s;
+  const double cpu_s = now() - batch.cpu_started_s;
   const double cpu_cycles = loader_cycles(token.batch);
   // The worker's CPU exec does fetch (with the reclaim its reads cause) and preprocess back to
   // back at one rate; split its time by their share of the cycles.
@@ -478,6 +498,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
 
 void Pipeline::on_complete(Token& token) {
   tokens_.retire(token);
+  cpu_threads_in_flight_ -= token.cpu_threads;
 
   switch (token.stage) {
     case Stage::worker_startup:
@@ -501,7 +522,10 @@ void Pipeline::on_complete(Token& token) {
       break;
     }
     case Stage::worker_cpu:
-      on_loaded(token);
+      if (batches()[token.batch].loader_pieces_left > 0)
+        launch_loader_piece(token.batch, token.worker);
+      else
+        on_loaded(token);
       break;
     case Stage::launch:
     case Stage::cpu_step:
@@ -524,7 +548,8 @@ std::vector<double> Pipeline::worker_cycles_left() {
   for (const Worker& w : workers_) {
     if (!w.busy) continue;
     double cycles = loader_cycles(w.loading);
-    if (w.cpu_stage != nullptr) cycles = std::max(0.0, cycles - (now() - w.cpu_stage->started_s) * speed);
+    if (w.cpu_stage != nullptr)
+      cycles = std::max(0.0, cycles - (now() - batches()[w.loading].cpu_started_s) * speed);
     for (const std::int64_t queued : w.queue) cycles += loader_cycles(queued);
     left.push_back(cycles);
   }
@@ -546,6 +571,8 @@ Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, s
   token.batch = batch;
   token.worker = worker;
   token.started_s = now();
+  token.cpu_threads = host == platform_.cpu() ? threads : 0;
+  cpu_threads_in_flight_ += token.cpu_threads;
   if (host == platform_.cpu() && cpu_on_own_cores_) {
     run_on_own_core(token, amount);
     return token;

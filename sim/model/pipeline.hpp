@@ -83,6 +83,7 @@ class Pipeline {
     std::int64_t batch = 0;
     int worker = 0;
     double started_s = 0;
+    int cpu_threads = 0;  // the CPU threads it keeps busy (0: not CPU work)
     simgrid::s4u::ExecPtr exec;
     void on_complete() override { owner->on_complete(*this); }
   };
@@ -93,6 +94,8 @@ class Pipeline {
     double io_s = 0;
     double reclaim_cycles = 0;  // the worker's CPU for reclaiming the page cache for its misses
     double before_step_s = 0;  // receive + host-to-device copy, ahead of the step
+    double cpu_started_s = 0;  // its loader CPU work began (the first piece, launch_loader_piece)
+    int loader_pieces_left = 0;  // of that work, not yet launched
     int pending_steps = 0;
     bool ready = false;
   };
@@ -125,6 +128,8 @@ class Pipeline {
   void worker_try_start(int worker);
   void begin_loading(std::int64_t batch, int worker);
   void start_worker_cpu(std::int64_t index, int worker);
+  void launch_loader_piece(std::int64_t index, int worker);
+  int loader_pieces(std::int64_t index);
   void on_loaded(Token& token);
   void trainer_try_consume();
   void consume(std::int64_t batch);
@@ -213,6 +218,7 @@ class Pipeline {
   std::vector<Worker> workers_;
   std::int64_t next_to_consume_ = 0;
   std::int64_t background_in_flight_ = 0;  // background CPU work of handed-over batches still running
+  int cpu_threads_in_flight_ = 0;          // CPU threads busy with the pipeline's work (launch)
   bool trainer_busy_ = false;
   double trainer_idle_since_s_ = 0;
 

@@ -6,6 +6,7 @@
 #include "sim/config/cost_estimator.hpp"
 #include "sim/config/training_memory.hpp"
 #include "sim/model/cpu_step_scaling.hpp"
+#include "sim/model/loader_scaling.hpp"
 
 namespace edgetwin {
 
@@ -77,6 +78,10 @@ double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<
                                   static_cast<double>(work.samples)};
   if (!contention.measured()) return work.cpu_compute_cycles_per_thread;
   return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));
+}
+
+double WorkModel::loader_factor(int busy_cores) const {
+  return loader_scaling_factor(costs_.loader_scaling, std::min(busy_cores, cpu_cores_ - 1));
 }
 
 DataParallelWork WorkModel::data_parallel_batch(int samples, int replicas) const {

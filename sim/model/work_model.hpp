@@ -81,6 +81,12 @@ class WorkModel {
   }
   double worker_startup_cycles() const { return worker_startup_cycles_; }
   bool has_background_cpu() const { return costs_.background_cpu_s_per_batch > 0; }
+  // Loading slows while other cores work (costs.loader_scaling, sim/model/loader_scaling.hpp):
+  // only with it measured and a core to share with.
+  bool loader_scales() const { return !costs_.loader_scaling.empty() && cpu_cores_ > 1; }
+  // The loader's CPU work (fetch, preprocess, reclaim; not the handoff) beside `busy_cores`
+  // other busy cores, as a multiple of the same work with them idle.
+  double loader_factor(int busy_cores) const;
   bool has_gpu() const { return has_gpu_; }
 
  private:

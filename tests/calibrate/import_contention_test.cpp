@@ -307,6 +307,59 @@ TEST(ImportContention, StepScalingIsTheMeanStepOverTheMeanStepAlone) {
   EXPECT_NEAR(d.costs.cpu_step_scaling[0].factor, 2.0, 1e-12);
 }
 
+// Batches loaded alone beside busy cores (measure_loader_scaling): the mean thread CPU per
+// batch beside k busy cores over the mean with none, and nothing else taken from them.
+TEST(ImportContention, LoaderScalingIsTheMeanLoadCpuOverTheMeanAlone) {
+  std::vector<BatchRecord> loads;
+  const std::vector<double> alone_cpu{6.0e-3, 7.0e-3, 8.0e-3};  // mean 7 ms
+  const std::vector<double> busy_cpu{7.0e-3, 8.4e-3, 9.8e-3};   // mean 8.4 ms: 1.2x
+  for (std::size_t i = 0; i < alone_cpu.size(); ++i) {
+    for (const auto& [busy, cpu] : {std::pair{0, alone_cpu[i]}, std::pair{1, busy_cpu[i]}}) {
+      BatchRecord b = row(1, 0, static_cast<int>(i), 16, 2 * cpu, 0);  // wall twice the CPU: the CPU counts
+      b.fetch_cpu_s = cpu;
+      b.busy_cores = busy;
+      b.load_only = true;
+      loads.push_back(b);
+    }
+  }
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), loads));
+  ASSERT_EQ(d.costs.loader_scaling.size(), 1u);
+  EXPECT_EQ(d.costs.loader_scaling[0].busy_cores, 1);
+  EXPECT_NEAR(d.costs.loader_scaling[0].factor, 1.2, 1e-12);
+  EXPECT_TRUE(has(d.derived, "loader_scaling"));
+  EXPECT_TRUE(d.costs.cpu_step_scaling.empty());                   // their compute_s = 0 is no step
+  EXPECT_NEAR(d.costs.compute.seconds.at(0), 1.2e-3, 1e-15);       // the training run's step
+  EXPECT_NEAR(d.costs.preprocess_cpu_s_per_sample, 58e-6, 1e-15);  // nor a sequential epoch's wait
+}
+
+TEST(ImportContention, LoadsBesideBusyCoresWithoutOneAloneAreLeftOutWithANote) {
+  std::vector<BatchRecord> loads;
+  for (int i = 0; i < 3; ++i) {
+    BatchRecord b = row(1, 0, i, 16, 8e-3, 0);
+    b.busy_cores = 1;
+    b.load_only = true;
+    loads.push_back(b);
+  }
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), loads));
+  EXPECT_TRUE(d.costs.loader_scaling.empty());
+  EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
+                          [](const std::string& n) { return n.find("loader_scaling left out") != std::string::npos; }));
+}
+
+TEST(ImportContention, ALoaderScalingLogTellsLoadsFromSteps) {
+  TempDir dir;
+  write_text(dir / "l.csv",
+             "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,busy_cores,iter_s,"
+             "fetch_cpu_s\n0,0,16,0.008,0,150528,0,,1,1,,0.0075\n1,0,16,0,0.003,150528,0,,1,1,,\n");
+  const auto rows = read_trace_csv(dir / "l.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].load_only);
+  EXPECT_FALSE(rows[0].step_only);
+  EXPECT_DOUBLE_EQ(rows[0].fetch_cpu_s, 0.0075);
+  EXPECT_FALSE(rows[1].load_only);
+  EXPECT_TRUE(rows[1].step_only);
+}
+
 TEST(ImportContention, ALogWithoutSettingsColumnsIsImportedAsBefore) {
   std::vector<BatchRecord> plain = sequential(16, 60e-6, 1.2e-3);
   for (auto& b : plain) {
@@ -376,8 +429,10 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   for (int b = 0; b < 8; ++b) csv += fmt::format("0,{},16,{},0.0015,50304,1,2,1,{}\n", b, b < 2 ? 0.05 : 0.0003, b == 0 ? "0.02" : "");
   write_text(dir / "t.csv", csv);
   write_text(dir / "s.csv", "epoch,batch,batch_size,fetch_s,compute_s,threads,busy_cores\n0,0,16,0,0.0024,1,1\n");
+  write_text(dir / "l.csv", "epoch,batch,batch_size,fetch_s,compute_s,threads,busy_cores,fetch_cpu_s\n"
+                            "0,0,16,0.008,0,1,0,0.007\n1,0,16,0.009,0,1,1,0.0084\n");
   ImportOptions o;
-  o.trace_csvs = {dir / "t.csv", dir / "s.csv"};
+  o.trace_csvs = {dir / "t.csv", dir / "s.csv", dir / "l.csv"};
   o.command = "edgetwin-calibrate import --trace t.csv --trace s.csv";
   const ProfileDocument doc = import_profile(o, cpu_workload());
   write_text(dir / "p.toml", render_profile(doc));
@@ -389,6 +444,9 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   ASSERT_EQ(c.cpu_step_scaling.size(), 1u);
   EXPECT_NEAR(c.cpu_step_scaling[0].factor, 2.0, 1e-12);
   EXPECT_EQ(c.cpu_step_scaling[0].busy_cores, 1);
+  ASSERT_EQ(c.loader_scaling.size(), 1u);
+  EXPECT_EQ(c.loader_scaling[0].busy_cores, 1);
+  EXPECT_NEAR(c.loader_scaling[0].factor, 1.2, 1e-12);
 }
 
 }  // namespace

@@ -98,6 +98,25 @@ TEST(CalibrateProfile, StepScalingIsTheMeanStepBesideBusyCoresOverTheStepAlone) 
   EXPECT_TRUE(has("compute_s_bs16_threads1_busy2"));
 }
 
+// k threads preprocessing at once, each on its own core: one load beside k - 1 busy cores.
+// Alone 60 us a sample; two at once 66 and 78 us (mean 72): 1.2; three at once 90 us: 1.5.
+TEST(CalibrateProfile, LoaderScalingIsTheMeanPreprocessBesideBusyCoresOverOneThreadAlone) {
+  CalibrationData d = sample_data();
+  d.batch_size = 16;
+  d.preprocess_s_per_sample_by_cores = {{1, {60e-6}}, {2, {66e-6, 78e-6}}, {3, {90e-6, 90e-6, 90e-6}}};
+  const ProfileDocument doc = build_profile(d);
+  const auto& points = doc.profile.costs.loader_scaling;
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].busy_cores, 1);
+  EXPECT_NEAR(points[0].factor, 1.2, 1e-12);
+  EXPECT_EQ(points[1].busy_cores, 2);
+  EXPECT_NEAR(points[1].factor, 1.5, 1e-12);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("loader_scaling: fetch, decode and transform on 1..3 threads"),
+            std::string::npos);
+  d.preprocess_s_per_sample_by_cores = {{1, {60e-6}}};  // one core: nothing beside it
+  EXPECT_TRUE(build_profile(d).profile.costs.loader_scaling.empty());
+}
+
 TEST(CalibrateProfile, NoStepScalingMeasuredMeansNone) {
   EXPECT_TRUE(build_profile(sample_data()).profile.costs.cpu_step_scaling.empty());
 }

@@ -217,6 +217,30 @@ TEST_F(WorkloadLoader, StepScalingPointsAreCheckedAndNotRepeated) {
   EXPECT_NE(errors[3].find("costs.cpu_step_scaling[2].factor"), std::string::npos) << errors[3];
 }
 
+TEST_F(WorkloadLoader, LoaderScalingIsReadInBusyCoreOrder) {
+  const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                            "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\n"
+                            "loader_scaling = [{ busy_cores = 3, factor = 1.4 }, { busy_cores = 1, factor = 1.17 }]");
+  ASSERT_EQ(w.costs.loader_scaling.size(), 2u);
+  EXPECT_EQ(w.costs.loader_scaling[0].busy_cores, 1);
+  EXPECT_EQ(w.costs.loader_scaling[0].factor, 1.17);
+  EXPECT_EQ(w.costs.loader_scaling[1].busy_cores, 3);
+  EXPECT_EQ(w.costs.loader_scaling[1].factor, 1.4);
+}
+
+TEST_F(WorkloadLoader, LoaderScalingPointsAreCheckedAndNotRepeated) {
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nloader_scaling = ["
+                                   "{ busy_cores = 1, factor = 1.2 }, { busy_cores = 1, factor = 1.3 }, "
+                                   "{ busy_cores = 0, factor = 1e9 }]");
+  ASSERT_EQ(errors.size(), 3u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("27:"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("costs.loader_scaling[1]: a second point for 1 busy core(s); expected one"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("costs.loader_scaling[2].busy_cores"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("costs.loader_scaling[2].factor"), std::string::npos) << errors[2];
+}
+
 TEST_F(WorkloadLoader, ComputeNeedsAtLeastOnePoint) {
   EXPECT_THAT(errors_after("batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3]",
                            "batch_size = [], seconds = []"),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/model/cpu_step_scaling.hpp"
+#include "sim/model/loader_scaling.hpp"
 #include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
@@ -155,6 +156,60 @@ TEST(BackgroundCpu, OnAGpuDeviceItTakesTheCoresTheLoaderHadToItself) {
   EXPECT_NEAR(with.epochs.at(0).cpu_util * with.epochs.at(0).e2e_s * 8 -
                   without.epochs.at(0).cpu_util * without.epochs.at(0).e2e_s * 8,
               50 * 0.2e-3, 1e-9);
+}
+
+TEST(LoaderScaling, TheFactorInterpolatesFromIdleAndHoldsBeyondTheMostBusyMeasured) {
+  const std::vector<LoaderScalingPoint> points{{2, 1.4}, {4, 2.0}};
+  EXPECT_DOUBLE_EQ(loader_scaling_factor(points, 0), 1.0);
+  EXPECT_DOUBLE_EQ(loader_scaling_factor(points, 1), 1.2);  // halfway from (0, 1) to (2, 1.4)
+  EXPECT_DOUBLE_EQ(loader_scaling_factor(points, 2), 1.4);
+  EXPECT_DOUBLE_EQ(loader_scaling_factor(points, 3), 1.7);
+  EXPECT_DOUBLE_EQ(loader_scaling_factor(points, 4), 2.0);
+  EXPECT_DOUBLE_EQ(loader_scaling_factor(points, 9), 2.0);
+  EXPECT_DOUBLE_EQ(loader_scaling_factor({}, 3), 1.0);
+}
+
+// Two workers, each with a core, the GPU step too short to matter: the loaders are the epoch.
+WorkloadSpec two_loaders_bound() {
+  auto w = in_ram_workload(800, 16);
+  w.costs.launch_cpu_s_per_batch = 0;  // no trainer CPU beside the loaders
+  w.costs.compute = ComputeCurve{{1.0, 16.0, 64.0}, {1e-9, 1e-9, 1e-9}};
+  return w;
+}
+
+TEST(LoaderScaling, AWorkerLoadsAtTheFactorOfTheCoresBusyWhenEachSampleStarts) {
+  auto w = two_loaders_bound();
+  const auto without = simulate(gpu_device(), w, run_with(2, 2, 16, 1));
+  w.costs.loader_scaling = {{1, 1.5}};
+  const auto with = simulate(gpu_device(), w, run_with(2, 2, 16, 1));
+  expect_clean(without);
+  expect_clean(with);
+  // 25 batches of 16 samples (60 us each) per worker. The worker that starts first loads its
+  // first sample alone; every other sample of both starts beside the other worker: 1.5x. The
+  // epoch ends with the other worker's last batch: 400 samples x 60 us x 0.5 later, less the
+  // host-to-device copy and the 1 ns step of the first worker's last batch, which no longer
+  // queue before it.
+  EXPECT_NEAR(with.epochs.at(0).e2e_s - without.epochs.at(0).e2e_s,
+              400 * 60e-6 * 0.5 - h2d_s(gpu_device(), w, 16) - 1e-9, 1e-12);
+}
+
+TEST(LoaderScaling, TheTrainerLoadingAloneAndAOneCoreDeviceAreAsBefore) {
+  auto w = one_thread_step();
+  const double sequential = e2e(w, 0);
+  const double one_core = simulate(cpu_device(1), w, run_with(1, 2, 16, 1)).epochs.at(0).e2e_s;
+  w.costs.loader_scaling = {{1, 1.5}};
+  EXPECT_NEAR(e2e(w, 0), sequential, 1e-12);  // nothing else runs while the trainer loads
+  EXPECT_NEAR(simulate(cpu_device(1), w, run_with(1, 2, 16, 1)).epochs.at(0).e2e_s, one_core, 1e-12);
+}
+
+TEST(LoaderScaling, OneWorkerBesideTheStepSlowsOnlyTheSamplesThatStartDuringIt) {
+  auto w = one_thread_step();
+  const double without = e2e(w, 1);
+  w.costs.loader_scaling = {{1, 1.5}};
+  const double with = e2e(w, 1);
+  // The 2 ms step hides the worker's 0.96 ms batch whether or not it is slowed to at most
+  // 1.44 ms: only the first batch, loaded before any step, is on the critical path, alone.
+  EXPECT_NEAR(with, without, 1e-12);
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ calibrate::RunSpec jpeg_spec() {
 
 TEST(PytorchRunner, CommandLineCarriesEverySettingOfTheRun) {
   const PythonRunner runner{"/usr/bin/python3", "/src/validate/pytorch_train.py"};
-  const PytorchRun run{jpeg_spec(), 4, "/out/w2-round-1.csv", "/out/w2-round-1.json", {}};
+  const PytorchRun run{jpeg_spec(), 4, "/out/w2-round-1.csv", "/out/w2-round-1.json", {}, {}};
   const std::vector<std::string> expected{
       "/usr/bin/python3", "/src/validate/pytorch_train.py", "--dataset", "/data/jpeg", "--format", "jpeg-folder",
       "--model", "/models/grey.pt", "--batch-size", "32", "--workers", "2", "--prefetch-factor", "4",
@@ -68,6 +68,11 @@ TEST(PytorchRunner, CommandLineCarriesEverySettingOfTheRun) {
   ASSERT_EQ(argv.size(), expected.size() + 2);
   EXPECT_EQ(argv[argv.size() - 2], "--step-scaling");
   EXPECT_EQ(argv.back(), "/out/scaling.csv");
+  scaled.loader_scaling_csv = "/out/loader-scaling.csv";
+  const auto both = pytorch_command_line(runner, scaled);
+  ASSERT_EQ(both.size(), expected.size() + 4);
+  EXPECT_EQ(both[both.size() - 2], "--loader-scaling");
+  EXPECT_EQ(both.back(), "/out/loader-scaling.csv");
 }
 
 TEST(PytorchRunner, BuiltInModelGoesByItsCanonicalName) {
@@ -75,7 +80,7 @@ TEST(PytorchRunner, BuiltInModelGoesByItsCanonicalName) {
   spec.torchscript_file.clear();
   spec.model = "resnet18-cifar";
   spec.format = calibrate::DatasetFormat::cifar10;
-  const auto argv = pytorch_command_line({"/py", "/s.py"}, {spec, 0, "t.csv", "s.json", {}});
+  const auto argv = pytorch_command_line({"/py", "/s.py"}, {spec, 0, "t.csv", "s.json", {}, {}});
   const auto model = std::find(argv.begin(), argv.end(), "--model");
   ASSERT_NE(model, argv.end());
   EXPECT_EQ(*(model + 1), "resnet18-cifar");
@@ -146,7 +151,7 @@ TEST(PytorchRunner, RunReadsTheSummaryTheChildWroteAndPinsItToTheRunsCpus) {
   spec.epochs = 1;
   const int cpu = calibrate::allowed_cpus().front();
   spec.cpus = {cpu};
-  const PytorchSummary s = run_pytorch(runner, {spec, 4, dir / "runs/t.csv", dir / "runs/s.json", {}});
+  const PytorchSummary s = run_pytorch(runner, {spec, 4, dir / "runs/t.csv", dir / "runs/s.json", {}, {}});
   ASSERT_EQ(s.epochs.size(), 1u);
   EXPECT_DOUBLE_EQ(s.epochs[0].e2e_s, 1.0);
   EXPECT_EQ(s.torch_version, std::to_string(cpu));  // the child ran on that CPU only
@@ -154,7 +159,7 @@ TEST(PytorchRunner, RunReadsTheSummaryTheChildWroteAndPinsItToTheRunsCpus) {
 
 TEST(PytorchRunner, EachWayTheScriptEndsBecomesTheRightError) {
   ScratchDir dir;
-  const PytorchRun run{jpeg_spec(), 0, dir / "t.csv", dir / "s.json", {}};
+  const PytorchRun run{jpeg_spec(), 0, dir / "t.csv", dir / "s.json", {}, {}};
   const auto refused = [&](const std::string& body) {
     return error_of([&] { (void)run_pytorch(fake_interpreter(dir, body), run); });
   };
@@ -178,15 +183,17 @@ TEST(PytorchRunner, EachWayTheScriptEndsBecomesTheRightError) {
 // left, and so does a run that fails, whatever the script left behind.
 TEST(PytorchRunner, LeftoversOfAKilledRunAreRemovedByTheNextRun) {
   ScratchDir dir;
-  const PytorchRun run{jpeg_spec(), 0, dir / "runs/t.csv", dir / "runs/s.json", dir / "runs/scaling.csv"};
+  const PytorchRun run{jpeg_spec(), 0, dir / "runs/t.csv", dir / "runs/s.json", dir / "runs/scaling.csv",
+                       dir / "runs/loader.csv"};
   std::filesystem::create_directories(dir / "runs");
   const std::vector<std::filesystem::path> leftovers{dir / "runs/t.csv.partial", dir / "runs/s.json.tmp-4242",
-                                                     dir / "runs/scaling.csv.partial", dir / "runs/scaling.csv.tmp-7"};
+                                                     dir / "runs/scaling.csv.partial", dir / "runs/scaling.csv.tmp-7",
+                                                     dir / "runs/loader.csv.partial"};
   for (const auto& file : leftovers) write_text(file, "left by a SIGKILL\n");
   write_text(dir / "runs/other.csv.partial", "not this run's\n");
   calibrate::RunSpec spec = jpeg_spec();
   spec.epochs = 1;
-  (void)run_pytorch(fake_interpreter(dir, kWritesSummary), {spec, 0, run.trace_csv, run.summary_json, run.step_scaling_csv});
+  (void)run_pytorch(fake_interpreter(dir, kWritesSummary), {spec, 0, run.trace_csv, run.summary_json, run.step_scaling_csv, run.loader_scaling_csv});
   for (const auto& file : leftovers) EXPECT_FALSE(std::filesystem::exists(file)) << file;
   EXPECT_TRUE(std::filesystem::exists(dir / "runs/other.csv.partial"));
 
@@ -223,11 +230,13 @@ TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTh
   // The epoch, up to the profile's 1000 repetitions less 2 x 20 compute steps and 100 hand-offs.
   EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 860);
   EXPECT_EQ(runs[0].step_scaling_csv, std::filesystem::path("/out/calibration/round-3-scaling.csv"));
+  EXPECT_EQ(runs[0].loader_scaling_csv, std::filesystem::path("/out/calibration/round-3-loader-scaling.csv"));
   EXPECT_EQ(runs[1].spec.loader.batch_size, 32);
   EXPECT_EQ(runs[2].spec.max_batches_per_epoch, 20);
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(runs[i].spec.loader.workers, 0);  // sequential: the wait is the whole loader work
     EXPECT_TRUE(runs[i + 1].step_scaling_csv.empty());
+    EXPECT_TRUE(runs[i + 1].loader_scaling_csv.empty());
   }
   EXPECT_EQ(runs[3].spec.loader.workers, 1);  // the hand-off and a worker's start-up
   EXPECT_EQ(runs[3].spec.loader.batch_size, 16);

@@ -224,6 +224,22 @@ TEST(PoolProfiles, StepScalingIsTheMedianOfEachMeasuredPoint) {
   EXPECT_TRUE(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.cpu_step_scaling.empty());
 }
 
+// The loader's scaling is pooled per busy-core count, as the step's is per point.
+TEST(PoolProfiles, LoaderScalingIsTheMedianOfEachBusyCoreCount) {
+  std::vector<ProfileSpec> rounds{round_profile(2e-6, {16}, {1e-3}), round_profile(2e-6, {16}, {1e-3}),
+                                  round_profile(2e-6, {16}, {1e-3})};
+  rounds[0].costs.loader_scaling = {{1, 1.30}, {2, 1.4}};
+  rounds[1].costs.loader_scaling = {{1, 1.10}};
+  rounds[2].costs.loader_scaling = {{1, 1.17}};
+  const auto doc = pool_profiles(rounds, "edgetwin-validate --runner pytorch", {"vm", "AMD EPYC", 2, "1.13.0", ""});
+  const auto& s = doc.profile.costs.loader_scaling;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].busy_cores, 1);
+  EXPECT_DOUBLE_EQ(s[0].factor, 1.17);  // not the first round's 1.30
+  EXPECT_DOUBLE_EQ(s[1].factor, 1.4);   // one round measured it
+  EXPECT_TRUE(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.loader_scaling.empty());
+}
+
 // The reclaim probe's figures go into a round's profile (add_reclaim) and are pooled as the
 // other measured terms: the median of the rounds; rounds without a probe leave it out (0).
 TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
