@@ -88,6 +88,8 @@ Aggregate aggregate(const std::vector<ComparisonPoint>& points);
 // A loose bound that any working model meets on this noisy machine and a model that ignores
 // the workers does not (docs/validation.md gives the numbers behind it).
 struct SanityBound {
+  // Beyond twice the session's noise floor (Aggregate::noise_floor_pct): a perfect model
+  // scores the floor, so noisy medians alone do not fail it.
   double max_e2e_mape_pct = 25;
   // For each workers > 0 point with a workers-0 sibling (same epoch, batch, cache, cores,
   // balloon): |predicted ratio - measured ratio| of E2E(w) / E2E(0), beyond twice the

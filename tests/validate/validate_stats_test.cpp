@@ -103,5 +103,24 @@ TEST(ValidationStats, SanityBoundCatchesAModelThatIgnoresWorkers) {
       << failures[1];
 }
 
+// The MAPE bound allows twice the noise floor on top: one workers-0 point measured {9, 10, 12}
+// has a floor of sqrt(2 / pi) x 10.73 % = 8.56 %, so 25 + 17.12 % passes and a hair more fails.
+TEST(ValidationStats, SanityBoundOnMapeAllowsTwiceTheNoiseFloor) {
+  const auto seq = config("w0", 0);
+  const double floor_pct = std::sqrt(2 / std::numbers::pi) * 1.2533 * 1.4826 / std::sqrt(3.0) / 10 * 100;
+  const double allowed_pct = SanityBound{}.max_e2e_mape_pct + 2 * floor_pct;
+  const auto at = [&](double error_pct) {
+    const double e2e = 10 * (1 + error_pct / 100);
+    return sanity_failures(compare({measurements(seq, {9, 10, 12}, 0.1, PredictedEpoch{e2e, 0.1, e2e - 0.1, 1})}),
+                           SanityBound{});
+  };
+  EXPECT_TRUE(at(allowed_pct - 0.01).empty());
+  const auto failures = at(allowed_pct + 0.01);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("above the sanity bound of 25 % + twice the noise floor of 8.6 % = 42.1 %"),
+            std::string::npos)
+      << failures[0];
+}
+
 }  // namespace
 }  // namespace edgetwin::validate
