@@ -70,7 +70,7 @@ void add_loader_scaling(const CalibrationData& d, DerivedCosts& out) {
     for (const double s : s_per_sample) {
       BatchRecord r;
       r.batch_size = d.batch_size;
-      r.fetch_s = s * d.batch_size;
+      r.fetch_cpu_s = s * d.batch_size;  // thread CPU time (calibrate/training/preprocess_scaling.hpp)
       r.workers = 0;
       r.busy_cores = threads - 1;
       r.load_only = true;
@@ -97,7 +97,8 @@ std::string step_scaling_source(const CalibrationData& d) {
 std::string loader_scaling_source(const CalibrationData& d) {
   if (d.preprocess_s_per_sample_by_cores.size() < 2) return "";
   return fmt::format("; loader_scaling: fetch, decode and transform on 1..{} threads at once, each pinned to its own "
-                     "core, the mean time per sample over the time of one thread alone",
+                     "core, in 3 rounds interleaving the thread counts, the mean CPU time per sample over that of "
+                     "one thread alone",
                      d.preprocess_s_per_sample_by_cores.rbegin()->first);
 }
 

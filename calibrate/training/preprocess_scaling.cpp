@@ -13,28 +13,31 @@ namespace edgetwin::calibrate {
 
 namespace {
 
+// The machine's speed drifts over minutes (docs/validation.md); interleaving the settings keeps
+// a slow phase from landing on one k alone.
+constexpr int kInterleavedRounds = 3;
+
 double preprocess_one_thread(const Dataset& dataset, const SampleTransform& transform, int thread, int samples,
                              std::uint64_t seed, std::barrier<>& start_line, bool& arrived) {
   use_one_compute_thread_here();
   arrived = true;
   start_line.arrive_and_wait();
   const auto n = static_cast<std::int64_t>(dataset.size());
-  const auto start = WallClock::now();
+  const double start_cpu_s = thread_cpu_seconds();
   for (int i = 0; i < samples; ++i) {
     const auto index = (static_cast<std::int64_t>(thread) * samples + i) % n;
     const Sample sample = dataset.decode(dataset.fetch(static_cast<std::size_t>(index)));
     SampleRandom random(seed, 0, index);
     (void)transform.apply(sample.image, random);
   }
-  return seconds_between(start, WallClock::now()) / samples;
+  return (thread_cpu_seconds() - start_cpu_s) / samples;
 }
 
-PreprocessScalingPoint run_with_cores(const Dataset& dataset, const SampleTransform& transform,
-                                      const std::vector<int>& cpus, int samples, std::uint64_t seed) {
+// Seconds of CPU per sample, one per thread.
+std::vector<double> run_with_cores(const Dataset& dataset, const SampleTransform& transform,
+                                   const std::vector<int>& cpus, int samples, std::uint64_t seed) {
   const int k = static_cast<int>(cpus.size());
-  PreprocessScalingPoint point;
-  point.busy_cores = k;
-  point.s_per_sample.assign(static_cast<std::size_t>(k), 0.0);
+  std::vector<double> s_per_sample(static_cast<std::size_t>(k), 0.0);
   std::barrier<> start_line(k);
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(k));
@@ -43,7 +46,7 @@ PreprocessScalingPoint run_with_cores(const Dataset& dataset, const SampleTransf
       bool arrived = false;
       try {
         set_thread_affinity({cpus[static_cast<std::size_t>(t)]});
-        point.s_per_sample[static_cast<std::size_t>(t)] =
+        s_per_sample[static_cast<std::size_t>(t)] =
             preprocess_one_thread(dataset, transform, t, samples, seed, start_line, arrived);
       } catch (...) {
         errors[static_cast<std::size_t>(t)] = std::current_exception();
@@ -55,10 +58,7 @@ PreprocessScalingPoint run_with_cores(const Dataset& dataset, const SampleTransf
   for (const auto& error : errors) {
     if (error) std::rethrow_exception(error);
   }
-  auto sorted = point.s_per_sample;
-  std::sort(sorted.begin(), sorted.end());
-  point.median_s_per_sample = sorted[sorted.size() / 2];
-  return point;
+  return s_per_sample;
 }
 
 }  // namespace
@@ -68,15 +68,21 @@ std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& da
   const auto transform = make_transform(dataset.format(), crop_size);
   const std::vector<int> allowed = allowed_cpus();
   const int cores = std::min<int>(max_cores, static_cast<int>(allowed.size()));
-  std::vector<PreprocessScalingPoint> points;
+  const int samples_per_round = std::max(1, samples_per_thread / kInterleavedRounds);
   // One untimed pass on every core first: it brings the threads' files into the page cache and
   // first-call costs out of k = 1, which without it measured 1.7x the per-sample time of k = 2
   // on the dev VM and hid any contention between busy cores.
   (void)run_with_cores(dataset, *transform, std::vector<int>(allowed.begin(), allowed.begin() + cores),
-                       std::max(1, samples_per_thread), seed);
-  for (int k = 1; k <= cores; ++k) {
-    const std::vector<int> cpus(allowed.begin(), allowed.begin() + k);
-    points.push_back(run_with_cores(dataset, *transform, cpus, std::max(1, samples_per_thread), seed));
+                       samples_per_round, seed);
+  std::vector<PreprocessScalingPoint> points(static_cast<std::size_t>(cores));
+  for (int round = 0; round < kInterleavedRounds; ++round) {
+    for (int k = 1; k <= cores; ++k) {
+      const std::vector<int> cpus(allowed.begin(), allowed.begin() + k);
+      const auto measured = run_with_cores(dataset, *transform, cpus, samples_per_round, seed);
+      auto& point = points[static_cast<std::size_t>(k - 1)];
+      point.busy_cores = k;
+      point.s_per_sample.insert(point.s_per_sample.end(), measured.begin(), measured.end());
+    }
   }
   return points;
 }

@@ -5,8 +5,10 @@
 //
 // Contract: torch-free interface. For k = 1 .. max_cores (capped at the CPUs this thread may
 // use), each thread runs fetch + decode + transform on `samples_per_thread` samples of its
-// own and reports wall seconds per sample; threads start together behind a barrier and the
-// calling thread's CPU mask is restored afterwards.
+// own, split over three rounds that interleave the k's, and reports its CPU seconds per sample
+// (thread CPU time: another process preempting the thread is not the neighbours' contention);
+// threads start together behind a barrier and the calling thread's CPU mask is restored
+// afterwards.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,7 @@ namespace edgetwin::calibrate {
 
 struct PreprocessScalingPoint {
   int busy_cores = 0;
-  std::vector<double> s_per_sample;  // one per thread
-  double median_s_per_sample = 0;
+  std::vector<double> s_per_sample;  // one per thread and round
 };
 
 std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& dataset, int crop_size, int max_cores,
