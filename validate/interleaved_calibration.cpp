@@ -129,6 +129,9 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   // Measured by the reclaim probe (calibrate/hardware/reclaim_probe.hpp) in sessions with a balloon.
   pool_if_measured(c.reclaim_cpu_s_per_byte, "reclaim_s_per_byte", of_rounds(rounds, &CostSpec::reclaim_cpu_s_per_byte),
                    "s/byte", m);
+  // A miss's CPU: both calibrations' cold-then-warm reads of a file-per-sample dataset.
+  pool_if_measured(c.miss_cpu_s_per_byte, "miss_cpu_s_per_byte", of_rounds(rounds, &CostSpec::miss_cpu_s_per_byte),
+                   "s/byte", m);
   c.compute = pooled_curve(rounds, m);
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
   c.loader_scaling = pooled_loader_scaling(rounds, m);

@@ -1,6 +1,7 @@
 #include "validate/pytorch_calibration.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,10 @@ namespace {
 // round (the whole lenet-mnist epoch would be 3,750 batches).
 constexpr std::int64_t kMostImportedBatches = 1000;
 
+// Samples of the cold-then-warm run: ~200 batches of 16, a few seconds an epoch on the JPEG
+// folder; the reader's CPU per sample is a mean over all of them.
+constexpr std::int64_t kColdThenWarmSamples = 3200;
+
 PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int workers, int batch_size,
                            std::int64_t max_batches) {
   PytorchRun run;
@@ -26,6 +31,20 @@ PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int wo
   run.spec.max_batches_per_epoch = max_batches;
   run.spec.cpus.clear();  // as edgetwin-calibrate: every CPU the session may use
   const std::string name = fmt::format("round-{}-w{}-b{}", round + 1, workers, batch_size);
+  run.trace_csv = plan.dir / (name + ".csv");
+  run.summary_json = plan.dir / (name + ".json");
+  return run;
+}
+
+// A file-per-sample dataset: two sequential epochs over its first samples, the files evicted
+// before, so that epoch 0 reads them from storage and epoch 1 from the page cache.
+std::optional<PytorchRun> cold_then_warm_run(const PytorchCalibrationPlan& plan, int round) {
+  if (plan.workload.dataset.layout != DatasetLayout::file_per_sample) return std::nullopt;
+  PytorchRun run = calibration_run(plan, round, 0, plan.workload.loader.batch_size, 0);
+  run.spec.epochs = 2;
+  run.spec.max_samples = plan.base.max_samples > 0 ? std::min(plan.base.max_samples, kColdThenWarmSamples)
+                                                   : kColdThenWarmSamples;
+  const std::string name = fmt::format("round-{}-w0-b{}-cold-then-warm", round + 1, plan.workload.loader.batch_size);
   run.trace_csv = plan.dir / (name + ".csv");
   run.summary_json = plan.dir / (name + ".json");
   return run;
@@ -56,6 +75,11 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
     options.trace_csvs.push_back(run.trace_csv);
   }
   options.trace_csvs.insert(options.trace_csvs.end(), {runs.front().step_scaling_csv, runs.front().loader_scaling_csv});
+  if (const auto cold = cold_then_warm_run(plan, round)) {
+    prepare_page_cache(plan.files, CacheState::cold);
+    (void)run_pytorch(plan.runner, *cold);
+    options.cold_then_warm_csvs.push_back(cold->trace_csv);
+  }
   options.derivation.sequential = true;
   options.derivation.device = plan.device_name;
   options.command = fmt::format("{} (round {})", plan.command, round + 1);

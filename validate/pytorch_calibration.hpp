@@ -14,7 +14,10 @@
 //   - the step alone on 1..n threads beside 0..n busy cores (edgetwin_trace's
 //     measure_step_scaling, after the first run): the step's slow-down beside workers;
 //   - a batch loaded alone beside 0..n processes loading too (measure_loader_scaling, after
-//     the first run): how much a worker's loading slows while the other cores work.
+//     the first run): how much a worker's loading slows while the other cores work;
+//   - a file-per-sample dataset only, last: two epochs over its first 3,200 samples, the files
+//     evicted before, so that epoch 0 misses and epoch 1 hits: what a miss costs the reader's
+//     CPU beyond a hit (costs.miss_cpu_s_per_byte; the page cache is left cold).
 // These are docs/import.md's "short runs a profile needs". Their traces stay in `dir`
 // (round-R-*.csv); the import pools them, the first trace's threads being the reference. What
 // such traces cannot tell apart (collate, launch) is kept from the workload, as the import

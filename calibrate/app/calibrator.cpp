@@ -51,6 +51,13 @@ double timed_seconds(const std::function<void()>& work) {
   return seconds_between(start, WallClock::now());
 }
 
+// What a miss's CPU is divided by to give costs.miss_cpu_s_per_byte.
+double mean_file_bytes(const std::vector<std::filesystem::path>& files) {
+  double total = 0;
+  for (const auto& file : files) total += static_cast<double>(std::filesystem::file_size(file));
+  return files.empty() ? 0.0 : total / static_cast<double>(files.size());
+}
+
 Measurement power_measurement(const std::string& rail, const std::vector<PowerSample>& samples, std::size_t index) {
   std::vector<double> watts;
   for (const auto& s : samples) watts.push_back(s.watts.at(index));
@@ -308,6 +315,8 @@ void Calibrator::measure_cache() {
       const auto warm = train(spec);
       cache.cold_fetch_s_per_sample.push_back(per_sample(cold.batches, &MeasuredBatch::fetch_s));
       cache.warm_fetch_s_per_sample.push_back(per_sample(warm.batches, &MeasuredBatch::fetch_s));
+      cache.cold_fetch_cpu_s_per_sample.push_back(per_sample(cold.batches, &MeasuredBatch::fetch_cpu_s));
+      cache.warm_fetch_cpu_s_per_sample.push_back(per_sample(warm.batches, &MeasuredBatch::fetch_cpu_s));
     } else {
       cache.cold_open_s.push_back(
           timed_seconds([&] { dataset_ = open_dataset(setup_.target.format, setup_.dataset_dir); }));
@@ -316,6 +325,7 @@ void Calibrator::measure_cache() {
     }
     cache.residency_after_warm = files_residency(dataset_->files()).fraction();
   }
+  if (per_sample_files) cache.mean_file_bytes = mean_file_bytes(dataset_->files());
   data_.cache = cache;
   progress_.end_step();
 }

@@ -18,6 +18,9 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
   CLI::App* c = app.add_subcommand("import", "build a profile from Python training logs (docs/import.md)");
   c->add_option("--workload", o.workload, "workload name or file")->required();
   c->add_option("--trace", o.traces, "trace CSV (epoch,batch,batch_size,fetch_s,compute_s[,io_s]); repeatable");
+  c->add_option("--cold-then-warm-trace", o.cold_then_warm_traces,
+                "sequential trace CSV with fetch_cpu_s whose epoch 0 read every sample from storage and epoch 1 from "
+                "the page cache: a miss's CPU (costs.miss_cpu_s_per_byte); repeatable");
   c->add_option("--study-prefix", o.study_prefix, "prefix of the study's <prefix>_fetch.csv / _compute.csv logs");
   c->add_option("--batch-size", o.batch_size, "study logs: the DataLoader's batch size (default: the workload's)");
   c->add_flag("--sequential", o.sequential, "the runs used num_workers=0");
@@ -34,6 +37,7 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   ImportOptions options;
   options.study_prefix = o.study_prefix;
   options.trace_csvs = o.traces;
+  options.cold_then_warm_csvs = o.cold_then_warm_traces;
   options.batch_size = o.batch_size;
   options.derivation.sequential = o.sequential;
   options.derivation.skip_epochs = o.skip_epochs;

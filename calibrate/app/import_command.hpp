@@ -17,6 +17,7 @@ namespace edgetwin::calibrate {
 struct ImportCommandOptions {
   std::string workload;
   std::vector<std::filesystem::path> traces;
+  std::vector<std::filesystem::path> cold_then_warm_traces;  // epoch 0 from storage, epoch 1 from the page cache
   std::optional<std::filesystem::path> study_prefix;
   int batch_size = 0;
   bool sequential = false;

@@ -1,7 +1,9 @@
 #include "calibrate/import/cost_derivation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -133,6 +135,33 @@ double loadable_value(double value, const char* field, const char* unit, const s
                                               range.largest_text, range.why)}});
   }
   return value;
+}
+
+void derive_miss_cpu(const std::vector<BatchRecord>& cold_then_warm, double sample_bytes, const std::string& source,
+                     DerivedCosts& out) {
+  std::map<std::int64_t, std::vector<double>> per_sample;  // by epoch
+  for (const auto& b : cold_then_warm) {
+    if (b.batch > 0 && b.batch_size > 0 && !std::isnan(b.fetch_cpu_s) && b.epoch <= 1)
+      per_sample[b.epoch].push_back(b.fetch_cpu_s / b.batch_size);
+  }
+  if (per_sample[0].empty() || per_sample[1].empty() || !(sample_bytes > 0)) {
+    out.notes.push_back("the cold-then-warm traces lack an epoch with fetch_cpu_s; miss_cpu_s_per_byte left out");
+    return;
+  }
+  const auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
+  const double miss_s = mean(per_sample[0]);
+  const double hit_s = mean(per_sample[1]);
+  out.measurements.push_back(summarize("miss_fetch_cpu_s_per_sample", per_sample[0], "s"));
+  out.measurements.push_back(summarize("hit_fetch_cpu_s_per_sample", per_sample[1], "s"));
+  if (miss_s <= hit_s) {
+    out.notes.push_back(fmt::format("a sample read from storage cost no more of the reader's CPU ({} s) than one read "
+                                    "from the page cache ({} s); miss_cpu_s_per_byte left out",
+                                    miss_s, hit_s));
+    return;
+  }
+  out.costs.miss_cpu_s_per_byte =
+      loadable_value((miss_s - hit_s) / sample_bytes, "miss_cpu_s_per_byte", "s/byte", source, out);
+  out.derived.push_back("miss_cpu_s_per_byte");
 }
 
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,

@@ -63,13 +63,23 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   const Logs logs = read_logs(options, workload);
   const std::string source = fmt::format("{}", fmt::join(logs.files, ", "));
   DerivedCosts derived = derive_costs(logs.batches, logs.epochs, workload, options.derivation, source);
+  std::vector<std::string> files = logs.files;
+  if (!options.cold_then_warm_csvs.empty()) {
+    std::vector<BatchRecord> cold_then_warm;
+    for (const auto& file : options.cold_then_warm_csvs) {
+      const auto batches = read_trace_csv(file);
+      cold_then_warm.insert(cold_then_warm.end(), batches.begin(), batches.end());
+      files.push_back(file.string() + " (cold, then warm)");
+    }
+    derive_miss_cpu(cold_then_warm, workload.dataset.sample_bytes, source, derived);
+  }
   ProfileDocument doc;
   doc.profile.device = derived.costs.device;
   doc.profile.workload = workload.name;
   doc.profile.created = iso_utc_now();
   doc.profile.command = options.command;
   doc.profile.costs = derived.costs;
-  doc.profile.costs.provenance = costs_provenance(derived, workload, logs.files, doc.profile.created);
+  doc.profile.costs.provenance = costs_provenance(derived, workload, files, doc.profile.created);
   doc.measurements = std::move(derived.measurements);
   return doc;
 }

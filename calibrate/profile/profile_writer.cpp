@@ -72,6 +72,7 @@ std::string measured_terms(const CostSpec& c) {
   if (c.receive_cpu_s_per_byte != 0) out += key_value("receive_cpu_s_per_byte", toml_float(c.receive_cpu_s_per_byte));
   if (c.send_cpu_s_per_batch != 0) out += key_value("send_cpu_s_per_batch", toml_float(c.send_cpu_s_per_batch));
   if (c.reclaim_cpu_s_per_byte != 0) out += key_value("reclaim_cpu_s_per_byte", toml_float(c.reclaim_cpu_s_per_byte));
+  if (c.miss_cpu_s_per_byte != 0) out += key_value("miss_cpu_s_per_byte", toml_float(c.miss_cpu_s_per_byte));
   if (c.background_cpu_s_per_batch != 0)
     out += key_value("background_cpu_s_per_batch", toml_float(c.background_cpu_s_per_batch));
   if (c.step_with_workers_s_per_batch != 0)

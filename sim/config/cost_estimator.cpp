@@ -143,6 +143,7 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.send_cpu_s_per_batch = ref.send_cpu_s_per_batch * cpu_scale;
   costs.step_with_workers_s_per_batch = ref.step_with_workers_s_per_batch * cpu_scale;
   costs.reclaim_cpu_s_per_byte = ref.reclaim_cpu_s_per_byte * cpu_scale;
+  costs.miss_cpu_s_per_byte = ref.miss_cpu_s_per_byte * cpu_scale;
   costs.background_cpu_s_per_batch = ref.background_cpu_s_per_batch * cpu_scale;
   // cpu_step_scaling and loader_scaling are not carried over: they are how the reference's
   // kernel scheduled, and its cores shared caches, which says nothing about another device's.

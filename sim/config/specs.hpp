@@ -225,6 +225,9 @@ struct CostSpec {
                                                  // critical path (the queue's feeder thread, shared
                                                  // memory's kernel side): it takes cores, delays nothing
   std::vector<LoaderScalingPoint> loader_scaling;  // loading beside busy cores; by busy_cores, ascending
+  double miss_cpu_s_per_byte = 0;                // the reader's own CPU for a read that misses, beyond
+                                                 // a hit (the kernel's read path); part of a miss's
+                                                 // time, taken out of the storage's
 };
 
 // RAM the training process takes; the page cache gets what is left.

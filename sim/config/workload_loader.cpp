@@ -258,6 +258,8 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
                      Presence::optional, Bound::non_negative, "s/batch");
   reader.read_number("costs.reclaim_cpu_s_per_byte", costs.reclaim_cpu_s_per_byte, Presence::optional,
                      Bound::non_negative, "s/byte");
+  reader.read_number("costs.miss_cpu_s_per_byte", costs.miss_cpu_s_per_byte, Presence::optional,
+                     Bound::non_negative, "s/byte");
   reader.read_number("costs.background_cpu_s_per_batch", costs.background_cpu_s_per_batch, Presence::optional,
                      Bound::non_negative, "s/batch");
   reader.read_count("costs.compute_threads", costs.compute_threads, Presence::optional, Bound::non_negative,

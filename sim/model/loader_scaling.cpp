@@ -1,7 +1,5 @@
 #include "sim/model/loader_scaling.hpp"
 
-#include <algorithm>
-
 namespace edgetwin {
 
 double loader_scaling_factor(const std::vector<LoaderScalingPoint>& points, int busy_cores) {

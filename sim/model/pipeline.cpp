@@ -314,8 +314,7 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
     if (cache_->access(sample)) ++record.cache_hits; else ++record.cache_misses;
   }
   record.disk_bytes = static_cast<double>(record.cache_misses) * work_.disk_bytes_per_miss();
-  batch.reclaim_cycles =
-      work_.reclaim_cycles(cache_->misses_when_full() - full_before);
+  batch.kernel_read_cycles = work_.kernel_read_cycles(record.cache_misses, cache_->misses_when_full() - full_before);
   if (record.cache_misses > 0)
     launch(Stage::storage_read, index, worker, platform_.storage(),
            static_cast<double>(record.cache_misses) * work_.storage_work_per_miss());
@@ -353,9 +352,9 @@ void Pipeline::on_loaded(Token& token) {
   Batch& batch = batches()[token.batch];
   const double cpu_s = now() - batch.cpu_started_s;
   const double cpu_cycles = loader_cycles(token.batch);
-  // The worker's CPU exec does fetch (with the reclaim its reads cause) and preprocess back to
-  // back at one rate; split its time by their share of the cycles.
-  const double fetch_cycles = batch.work->fetch_cpu_cycles + batch.reclaim_cycles;
+  // The worker's CPU exec does fetch (with its misses' kernel CPU) and preprocess back to back
+  // at one rate; split its time by their share of the cycles.
+  const double fetch_cycles = batch.work->fetch_cpu_cycles + batch.kernel_read_cycles;
   const double fetch_share = cpu_cycles > 0 ? fetch_cycles / cpu_cycles : 0.0;
   batch.record.fetch_s = batch.io_s + cpu_s * fetch_share;
   batch.record.preprocess_s = cpu_s * (1.0 - fetch_share);
@@ -559,7 +558,7 @@ std::vector<double> Pipeline::worker_cycles_left() {
 double Pipeline::loader_cycles(std::int64_t index) {
   if (index < 0 || index >= planned_batches_) return 0;  // beyond a shortened window
   const Batch& batch = batches()[index];
-  return batch.work->loader_cpu_cycles() + batch.reclaim_cycles;
+  return batch.work->loader_cpu_cycles() + batch.kernel_read_cycles;
 }
 
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,

@@ -92,7 +92,7 @@ class Pipeline {
     const BatchWork* work = nullptr;  // full_batch_work_ or last_batch_work_
     const DataParallelWork* parallel_work = nullptr;  // over a link: full_ or last_parallel_work_
     double io_s = 0;
-    double reclaim_cycles = 0;  // the worker's CPU for reclaiming the page cache for its misses
+    double kernel_read_cycles = 0;  // the worker's kernel CPU for its misses (the read, the reclaim)
     double before_step_s = 0;  // receive + host-to-device copy, ahead of the step
     double cpu_started_s = 0;  // its loader CPU work began (the first piece, launch_loader_piece)
     int loader_pieces_left = 0;  // of that work, not yet launched

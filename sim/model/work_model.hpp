@@ -75,9 +75,13 @@ class WorkModel {
   double storage_work_per_miss() const { return storage_work_per_miss_; }  // storage-host units
   double disk_bytes_per_miss() const { return sample_bytes_; }
   double memory_bytes_per_hit() const { return sample_bytes_; }
-  // The kernel's reclaim for `misses` read in while the page cache is full (0 unless measured).
-  double reclaim_cycles(std::int64_t misses) const {
-    return cpu_cycles(costs_.reclaim_cpu_s_per_byte * sample_bytes_ * static_cast<double>(misses));
+  // The reader's kernel CPU for `misses` reads that miss, `into_full_cache` of them into a full
+  // page cache (which also reclaims): costs.miss_cpu_s_per_byte and reclaim_cpu_s_per_byte, 0
+  // unless measured.
+  double kernel_read_cycles(std::int64_t misses, std::int64_t into_full_cache) const {
+    return cpu_cycles((costs_.miss_cpu_s_per_byte * static_cast<double>(misses) +
+                       costs_.reclaim_cpu_s_per_byte * static_cast<double>(into_full_cache)) *
+                      sample_bytes_);
   }
   double worker_startup_cycles() const { return worker_startup_cycles_; }
   bool has_background_cpu() const { return costs_.background_cpu_s_per_batch > 0; }

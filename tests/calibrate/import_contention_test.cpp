@@ -449,5 +449,70 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   EXPECT_NEAR(c.loader_scaling[0].factor, 1.2, 1e-12);
 }
 
+// A miss's CPU from a cold-then-warm sequential trace: batch 0 of each epoch (iter()) left
+// out, epoch 0 reads at 3.2 ms of CPU a batch of 16 (200 us a sample), epoch 1 at 0.64 ms
+// (40 us): 160 us a sample over the 80,000-byte sample, 2 ns a byte.
+std::vector<BatchRecord> cold_then_warm(double cold_batch_cpu_s, double warm_batch_cpu_s) {
+  std::vector<BatchRecord> out;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    for (int i = 0; i < 5; ++i) {
+      BatchRecord b = row(0, 0, i, 16, 0.01, 1e-3);
+      b.epoch = epoch;
+      b.fetch_cpu_s = i == 0 ? 1.0 : (epoch == 0 ? cold_batch_cpu_s : warm_batch_cpu_s);
+      out.push_back(b);
+    }
+  }
+  return out;
+}
+
+TEST(ImportMissCpu, IsTheColdEpochsReaderCpuOverTheWarmOnesPerSampleByte) {
+  DerivedCosts d;
+  derive_miss_cpu(cold_then_warm(3.2e-3, 0.64e-3), 80000, "c.csv", d);
+  EXPECT_NEAR(d.costs.miss_cpu_s_per_byte, 2e-9, 1e-20);
+  EXPECT_TRUE(has(d.derived, "miss_cpu_s_per_byte"));
+  EXPECT_TRUE(std::any_of(d.measurements.begin(), d.measurements.end(),
+                          [](const auto& m) { return m.name == "miss_fetch_cpu_s_per_sample" && std::abs(m.median - 200e-6) < 1e-12; }));
+}
+
+TEST(ImportMissCpu, NoDearerMissOrNoWarmEpochLeavesTheTermOutWithANote) {
+  DerivedCosts cheaper;
+  derive_miss_cpu(cold_then_warm(0.6e-3, 0.64e-3), 80000, "c.csv", cheaper);
+  EXPECT_EQ(cheaper.costs.miss_cpu_s_per_byte, 0);
+  EXPECT_FALSE(has(cheaper.derived, "miss_cpu_s_per_byte"));
+  ASSERT_EQ(cheaper.notes.size(), 1u);
+  EXPECT_NE(cheaper.notes[0].find("cost no more of the reader's CPU"), std::string::npos) << cheaper.notes[0];
+  auto cold_only = cold_then_warm(3.2e-3, 0.64e-3);
+  cold_only.resize(5);
+  DerivedCosts missing;
+  derive_miss_cpu(cold_only, 80000, "c.csv", missing);
+  EXPECT_EQ(missing.costs.miss_cpu_s_per_byte, 0);
+  ASSERT_EQ(missing.notes.size(), 1u);
+  EXPECT_NE(missing.notes[0].find("lack an epoch"), std::string::npos) << missing.notes[0];
+}
+
+TEST(ImportMissCpu, SurvivesTheProfileRoundTripAndStaysOutOfTheLoaderCosts) {
+  TempDir dir;
+  std::string seq = kWorkerTraceHeader;
+  for (int b = 0; b < 6; ++b) seq += fmt::format("0,{},16,0.00096,0.0012,50304,0,,1,\n", b);
+  write_text(dir / "t.csv", seq);
+  std::string cold = "epoch,batch,batch_size,fetch_s,compute_s,workers,fetch_cpu_s\n";
+  for (int e = 0; e < 2; ++e) {
+    for (int b = 0; b < 4; ++b) cold += fmt::format("{},{},16,0.05,0.0012,0,{}\n", e, b, e == 0 ? 3.2e-3 : 0.64e-3);
+  }
+  write_text(dir / "c.csv", cold);
+  ImportOptions o;
+  o.trace_csvs = {dir / "t.csv"};
+  o.cold_then_warm_csvs = {dir / "c.csv"};
+  o.command = "edgetwin-calibrate import --trace t.csv";
+  WorkloadSpec w = cpu_workload();
+  w.dataset.sample_bytes = 80000;
+  const ProfileDocument doc = import_profile(o, w);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("c.csv (cold, then warm)"), std::string::npos);
+  write_text(dir / "p.toml", render_profile(doc));
+  const CostSpec c = load_profile(dir / "p.toml").costs;
+  EXPECT_NEAR(c.miss_cpu_s_per_byte, 2e-9, 1e-20);
+  EXPECT_NEAR(c.preprocess_cpu_s_per_sample, 0.00096 / 16 - c.fetch_cpu_s_per_sample - 2e-6, 1e-12);  // not the cold 50 ms
+}
+
 }  // namespace
 }  // namespace edgetwin::calibrate

@@ -117,6 +117,24 @@ TEST(CalibrateProfile, LoaderScalingIsTheMeanPreprocessBesideBusyCoresOverOneThr
   EXPECT_TRUE(build_profile(d).profile.costs.loader_scaling.empty());
 }
 
+// A miss's CPU: the cold pass's reading-thread CPU over the warm pass's, medians 200 and 40 us
+// a sample, over the mean file of 80,000 bytes: 2 ns a byte. A cold pass no dearer: no term.
+TEST(CalibrateProfile, AMissesCpuIsTheColdPassOverTheWarmPerByteOfTheMeanFile) {
+  CalibrationData d = sample_data();
+  CacheComparison cache;
+  cache.cold_fetch_cpu_s_per_sample = {190e-6, 200e-6, 230e-6};
+  cache.warm_fetch_cpu_s_per_sample = {40e-6, 35e-6, 45e-6};
+  cache.mean_file_bytes = 80000;
+  d.cache = cache;
+  const ProfileDocument doc = build_profile(d);
+  EXPECT_NEAR(doc.profile.costs.miss_cpu_s_per_byte, 2e-9, 1e-21);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("miss_cpu_s_per_byte: the page-cache step's cold pass"),
+            std::string::npos);
+  d.cache->cold_fetch_cpu_s_per_sample = {40e-6};
+  EXPECT_EQ(build_profile(d).profile.costs.miss_cpu_s_per_byte, 0);
+  EXPECT_EQ(build_profile(sample_data()).profile.costs.miss_cpu_s_per_byte, 0);  // no page-cache step
+}
+
 TEST(CalibrateProfile, NoStepScalingMeasuredMeansNone) {
   EXPECT_TRUE(build_profile(sample_data()).profile.costs.cpu_step_scaling.empty());
 }

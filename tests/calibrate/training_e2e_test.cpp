@@ -416,6 +416,17 @@ TEST_F(CalibrateE2E, ImportDelegatesToTheImportLibrary) {
                              " --sequential --out " + quoted(profile));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(test_support::read_text(profile).find("edgetwin-calibrate import of"), std::string::npos);
+
+  // A cold-then-warm trace adds a miss's CPU (its value: ImportMissCpu in import_contention_test).
+  const fs::path cold = dir_->path() / "cold.csv";
+  std::ofstream(cold) << "epoch,batch,batch_size,fetch_s,compute_s,fetch_cpu_s\n0,0,16,1,0.003,1\n0,1,16,0.002,0.003,"
+                         "0.00096\n1,0,16,1,0.003,1\n1,1,16,0.0003,0.003,0.00032\n";
+  const fs::path with_cold = dir_->path() / "cold.toml";
+  const auto c = run_command(calibrate_bin() + " import --workload lenet-mnist --trace " + quoted(trace) +
+                             " --cold-then-warm-trace " + quoted(cold) + " --sequential --out " + quoted(with_cold));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_NE(test_support::read_text(with_cold).find("\nmiss_cpu_s_per_byte = "), std::string::npos)
+      << test_support::read_text(with_cold);
 }
 
 

@@ -192,6 +192,19 @@ TEST_F(WorkloadLoader, StepScalingAndPerByteHandoffAreRead) {
   EXPECT_EQ(w.costs.cpu_step_scaling[0].factor, 6.5);
 }
 
+TEST_F(WorkloadLoader, AMissesCpuIsReadAndChecked) {
+  EXPECT_EQ(load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                       "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nmiss_cpu_s_per_byte = 2.3e-9")
+                .costs.miss_cpu_s_per_byte,
+            2.3e-9);
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nmiss_cpu_s_per_byte = -1e-9");
+  ASSERT_EQ(errors.size(), 1u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("27:23: costs.miss_cpu_s_per_byte: expected a non-negative number (s/byte), got -1e-09"),
+            std::string::npos)
+      << errors[0];
+}
+
 TEST_F(WorkloadLoader, TheHandoffsTwoSidesAreCheckedWhereTheyStand) {
   const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
                                    "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nsend_cpu_s_per_batch = -1e-3\n"

@@ -62,6 +62,13 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   EXPECT_GT(pooled.costs.receive_cpu_s_per_batch + pooled.costs.receive_cpu_s_per_byte, 0) << pooled.costs.provenance.source;
   EXPECT_TRUE(pooled.measurements.contains("receive_s_per_batch") || pooled.measurements.contains("receive_s_per_byte"))
       << pooled.costs.provenance.source;
+  // Each round read the folder's first samples cold, then warm (a file-per-sample dataset):
+  // 2 epochs x ceil(1000 / 16) rows, and the round's profile measured the reader's CPU of both.
+  const std::string cold = read_text(dir / "out/calibration/round-5-w0-b16-cold-then-warm.csv");
+  EXPECT_EQ(std::count(cold.begin(), cold.end(), '\n'), 2 * 63 + 1) << cold.substr(0, 400);
+  const ProfileSpec round = load_profile(dir / "out/calibration/round-5.toml");
+  EXPECT_TRUE(round.measurements.contains("miss_fetch_cpu_s_per_sample")) << round.costs.provenance.source;
+  EXPECT_TRUE(round.measurements.contains("hit_fetch_cpu_s_per_sample")) << round.costs.provenance.source;
 }
 
 // The interpreter and its DataLoader workers (grandchildren of edgetwin-validate) die with it,
