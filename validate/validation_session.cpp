@@ -415,6 +415,16 @@ bool round_done(const std::map<std::pair<int, std::string>, MeasuredRun>& done, 
                      [&](const ConfigMeasurements& c) { return done.contains({round, c.config.name}); });
 }
 
+// A round the journal holds whole was measured by a session that was killed after it: its load
+// is the highest its runs logged, without a wait of this session's.
+LoadWait resumed_round_load(const std::map<std::pair<int, std::string>, MeasuredRun>& done, int round,
+                            const std::vector<ConfigMeasurements>& configs, const LoadWaitPolicy& policy) {
+  LoadWait wait;
+  for (const auto& c : configs) wait.load_1m = std::max(wait.load_1m, done.at({round, c.config.name}).load_average_1m);
+  wait.quiet = policy.max_load <= 0 || wait.load_1m < policy.max_load;
+  return wait;
+}
+
 // A fresh random order each round (seeded: a resumed session repeats it). A rotation was used
 // first, but it keeps cyclic neighbours: the configuration after the memory balloon was always
 // measured right after the balloon let go of ~24 GB, and ran up to 1.8x slower there.
@@ -446,7 +456,9 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
   for (int round = 0; round < in.grid.repeats; ++round) {
     const std::size_t slots = n + (in.calibration_rounds ? 1 : 0);  // slot n: this round's calibration
     const std::vector<std::size_t> order = round_order(slots, in.grid.seed, round);
-    if (!round_done(done, round, configs)) {
+    if (round_done(done, round, configs)) {
+      info.rounds.push_back({round, resumed_round_load(done, round, configs, o.load_wait)});
+    } else {
       if (!o.quiet && o.load_wait.max_load > 0) {
         std::cerr << fmt::format("[round {}/{}] waiting for load < {:.2f}\n", round + 1, in.grid.repeats, o.load_wait.max_load);
       }
