@@ -20,13 +20,6 @@ constexpr double kMadToSigma = 1.4826;
 // E|X| of a zero-mean normal error = sqrt(2/pi) x its standard deviation.
 const double kMeanAbsoluteOfNormal = std::sqrt(2.0 / std::numbers::pi);
 
-double mean_of(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double sum = 0;
-  for (const double v : values) sum += v;
-  return sum / static_cast<double>(values.size());
-}
-
 double max_of(const std::vector<double>& values) {
   return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
 }
@@ -146,18 +139,18 @@ Aggregate aggregate(const std::vector<ComparisonPoint>& points) {
   }
   Aggregate a;
   a.points = static_cast<int>(ape.size());
-  a.e2e_mape_pct = mean_of(ape);
+  a.e2e_mape_pct = calibrate::mean_or_zero(ape);
   a.e2e_median_ape_pct = calibrate::median_or_zero(ape);
   a.e2e_max_ape_pct = max_of(ape);
-  a.pipelined_e2e_mape_pct = mean_of(pipelined);
-  a.stall_error_pct_of_e2e = mean_of(stall);
+  a.pipelined_e2e_mape_pct = calibrate::mean_or_zero(pipelined);
+  a.stall_error_pct_of_e2e = calibrate::mean_or_zero(stall);
   a.stall_max_error_pct_of_e2e = max_of(stall);
-  a.compute_mape_pct = mean_of(compute);
+  a.compute_mape_pct = calibrate::mean_or_zero(compute);
   if (!hit.empty()) {
-    a.hit_error_points = mean_of(hit);
+    a.hit_error_points = calibrate::mean_or_zero(hit);
     a.hit_max_error_points = max_of(hit);
   }
-  a.noise_floor_pct = mean_of(noise);
+  a.noise_floor_pct = calibrate::mean_or_zero(noise);
   a.median_spread_pct = calibrate::median_or_zero(spread);
   return a;
 }

@@ -289,20 +289,10 @@ void derive_background_cpu(const std::vector<BatchRecord>& reference, const std:
   out.derived.push_back("background_cpu_s_per_batch");
 }
 
-namespace {
-
 // Means, not medians: beside busy cores a step of a few milliseconds either runs through its
 // time slice untouched or waits out another's (a LeNet step at batch 16 beside two spinning
 // processes on two cores: median 1.01x, p90 2.05x), and an epoch's time is the sum of its
 // steps, whose expectation is the mean's.
-double mean(const std::vector<double>& values) {
-  double total = 0;
-  for (const double v : values) total += v;
-  return total / static_cast<double>(values.size());
-}
-
-}  // namespace
-
 void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
                          DerivedCosts& out) {
   if (!threads) return;
@@ -331,7 +321,7 @@ void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<
       continue;
     }
     out.measurements.push_back(summarize(fmt::format("compute_s_bs{}_threads{}_busy{}", size, n, busy), seconds, "s"));
-    const double factor = loadable_value(mean(seconds) / mean(base.at(size)), "cpu_step_scaling",
+    const double factor = loadable_value(mean_or_zero(seconds) / mean_or_zero(base.at(size)), "cpu_step_scaling",
                                          "times the compute curve's step", source, out);
     if (factor > 0) out.costs.cpu_step_scaling.push_back({n, busy, static_cast<double>(size), factor});
   }
@@ -354,7 +344,7 @@ void derive_loader_scaling(const std::vector<BatchRecord>& batches, const std::s
   for (const auto& [busy, seconds] : by_busy) {
     out.measurements.push_back(summarize(fmt::format("load_s_busy{}", busy), seconds, "s"));
     if (busy == 0) continue;
-    const double factor = loadable_value(mean(seconds) / mean(alone->second), "loader_scaling",
+    const double factor = loadable_value(mean_or_zero(seconds) / mean_or_zero(alone->second), "loader_scaling",
                                          "times the loader's time with the other cores idle", source, out);
     if (factor > 0) out.costs.loader_scaling.push_back({busy, factor});
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -148,9 +147,8 @@ void derive_miss_cpu(const std::vector<BatchRecord>& cold_then_warm, double samp
     out.notes.push_back("the cold-then-warm traces lack an epoch with fetch_cpu_s; miss_cpu_s_per_byte left out");
     return;
   }
-  const auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
-  const double miss_s = mean(per_sample[0]);
-  const double hit_s = mean(per_sample[1]);
+  const double miss_s = mean_or_zero(per_sample[0]);
+  const double hit_s = mean_or_zero(per_sample[1]);
   out.measurements.push_back(summarize("miss_fetch_cpu_s_per_sample", per_sample[0], "s"));
   out.measurements.push_back(summarize("hit_fetch_cpu_s_per_sample", per_sample[1], "s"));
   if (miss_s <= hit_s) {

@@ -23,6 +23,13 @@ double quantile(std::vector<double> values, double q) {
 
 double median_or_zero(std::vector<double> values) { return values.empty() ? 0.0 : quantile(std::move(values), 0.5); }
 
+double mean_or_zero(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double sum = 0;
+  for (const double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
 Measurement summarize(const std::string& name, const std::vector<double>& values, const std::string& unit) {
   if (values.empty()) throw std::invalid_argument(fmt::format("measurement {}: no values", name));
   Measurement m;

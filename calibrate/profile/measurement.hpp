@@ -24,6 +24,8 @@ struct Measurement {
 double quantile(std::vector<double> values, double q);
 // The median (quantile 0.5: the mean of the middle two for an even count), 0 for no values.
 double median_or_zero(std::vector<double> values);
+// The arithmetic mean, 0 for no values.
+double mean_or_zero(const std::vector<double>& values);
 Measurement summarize(const std::string& name, const std::vector<double>& values, const std::string& unit);
 
 }  // namespace edgetwin::calibrate

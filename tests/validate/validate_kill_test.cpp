@@ -35,10 +35,15 @@ void expect_whole_or_absent(const fs::path& out, int signal, const std::string& 
   for (const auto& e : fs::directory_iterator(out)) {
     const std::string name = e.path().filename().string();
     const std::string text = read_text(e.path());
-    if (name == "report.json") EXPECT_EQ(nlohmann::json::parse(text).at("tool"), "edgetwin-validate") << where;
-    else if (name == "report.csv") EXPECT_TRUE(text.starts_with("config,") && text.ends_with("\n")) << where;
-    else if (name == "report.png") EXPECT_TRUE(text.ends_with(std::string("IEND\xae\x42\x60\x82", 8))) << where;
-    else if (!killed_writes_temporary(name, signal)) EXPECT_EQ(name, ".journal.jsonl") << where << ": left behind";
+    if (name == "report.json") {
+      EXPECT_EQ(nlohmann::json::parse(text).at("tool"), "edgetwin-validate") << where;
+    } else if (name == "report.csv") {
+      EXPECT_TRUE(text.starts_with("config,") && text.ends_with("\n")) << where;
+    } else if (name == "report.png") {
+      EXPECT_TRUE(text.ends_with(std::string("IEND\xae\x42\x60\x82", 8))) << where;
+    } else if (!killed_writes_temporary(name, signal)) {
+      EXPECT_EQ(name, ".journal.jsonl") << where << ": left behind";
+    }
   }
 }
 
