@@ -132,6 +132,11 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   // A miss's CPU: both calibrations' cold-then-warm reads of a file-per-sample dataset.
   pool_if_measured(c.miss_cpu_s_per_byte, "miss_cpu_s_per_byte", of_rounds(rounds, &CostSpec::miss_cpu_s_per_byte),
                    "s/byte", m);
+  // Its wall time, on the session's one medium.
+  pool_if_measured(c.miss_s_per_byte, "miss_s_per_byte", of_rounds(rounds, &CostSpec::miss_s_per_byte), "s/byte", m);
+  for (const auto& r : rounds) {
+    if (!r.costs.miss_storage.empty()) c.miss_storage = r.costs.miss_storage;
+  }
   c.compute = pooled_curve(rounds, m);
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
   c.loader_scaling = pooled_loader_scaling(rounds, m);

@@ -51,6 +51,12 @@ PreparedRun prepare_prediction(const RunRequest& base, const GridConfig& config,
   return prepared;
 }
 
+double measured_os_base_bytes(std::uint64_t mem_total_bytes, std::uint64_t mem_available_bytes,
+                              std::uint64_t own_rss_bytes, bool runs_train_in_this_process) {
+  const double used = static_cast<double>(mem_total_bytes) - static_cast<double>(mem_available_bytes);
+  return std::max(0.0, used - (runs_train_in_this_process ? static_cast<double>(own_rss_bytes) : 0.0));
+}
+
 std::optional<std::string> clock_mismatch_note(double device_cpu_hz, double host_cpu_hz, const std::string& host_source) {
   constexpr double tolerance = 0.02;
   if (host_cpu_hz <= 0 || device_cpu_hz <= 0 || std::abs(host_cpu_hz / device_cpu_hz - 1) <= tolerance) return std::nullopt;

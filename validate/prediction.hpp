@@ -59,6 +59,13 @@ struct PredictionAdjustments {
 
 PreparedRun prepare_prediction(const RunRequest& base, const GridConfig& config, const PredictionAdjustments& adjust);
 
+// What others use of this machine's memory, the device's memory.os_base_bytes for the runs:
+// MemTotal - MemAvailable at the start, less this process's resident set when the runs train
+// in it (the LibTorch runner: the model's footprint counts that set). A trainer in another
+// process (the PyTorch runner) runs beside this one's pages, which then stay in.
+double measured_os_base_bytes(std::uint64_t mem_total_bytes, std::uint64_t mem_available_bytes,
+                              std::uint64_t own_rss_bytes, bool runs_train_in_this_process);
+
 Prediction predict(const PreparedRun& prepared);
 
 // A note when the device file's CPU clock and this host's differ by more than 2 %: the model

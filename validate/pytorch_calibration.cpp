@@ -79,6 +79,7 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
     prepare_page_cache(plan.files, CacheState::cold);
     (void)run_pytorch(plan.runner, *cold);
     options.cold_then_warm_csvs.push_back(cold->trace_csv);
+    options.storage_name = plan.storage_name;
   }
   options.derivation.sequential = true;
   options.derivation.device = plan.device_name;

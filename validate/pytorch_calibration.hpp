@@ -17,7 +17,8 @@
 //     the first run): how much a worker's loading slows while the other cores work;
 //   - a file-per-sample dataset only, last: two epochs over its first 3,200 samples, the files
 //     evicted before, so that epoch 0 misses and epoch 1 hits: what a miss costs the reader's
-//     CPU beyond a hit (costs.miss_cpu_s_per_byte; the page cache is left cold).
+//     CPU and wall time beyond a hit (costs.miss_cpu_s_per_byte, miss_s_per_byte on the
+//     session's medium; the page cache is left cold).
 // These are docs/import.md's "short runs a profile needs". Their traces stay in `dir`
 // (round-R-*.csv); the import pools them, the first trace's threads being the reference. What
 // such traces cannot tell apart (collate, launch) is kept from the workload, as the import
@@ -42,6 +43,7 @@ struct PytorchCalibrationPlan {
   std::int64_t compute_batches = 20;
   std::int64_t handoff_batches = 100;
   std::string device_name;            // the profile's device (the one the session predicts)
+  std::string storage_name;           // the medium the session's dataset is on, as that device names it
   std::string command;
   std::filesystem::path dir;
   // The dataset's files the runs read, read once before each round: the sequential traces are

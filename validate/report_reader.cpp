@@ -19,6 +19,11 @@ EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
   m.file = file;
   m.started_utc = doc.at("session").at("started_utc");
   m.runner = doc.at("session").value("runner", "libtorch");
+  const json host = doc.at("session").value("host", json::object());
+  if (host.contains("mem_total_bytes") && host.contains("mem_available_at_start_bytes")) {
+    m.mem_total_bytes = host.at("mem_total_bytes").get<std::uint64_t>();
+    m.mem_available_at_start_bytes = host.at("mem_available_at_start_bytes").get<std::uint64_t>();
+  }
   for (const auto& c : doc.at("configs")) {
     auto& runs = m.runs[c.at("config").at("name").get<std::string>()];
     for (const auto& r : c.at("runs")) runs.push_back(measured_run_from_json(r));

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,9 @@ struct EarlierMeasurements {
   std::filesystem::path file;
   std::string started_utc;  // when they were measured
   std::string runner = "libtorch";  // what measured them (reports before --runner: LibTorch)
+  // The machine's memory when they were measured (session.host; absent in older reports).
+  std::optional<std::uint64_t> mem_total_bytes;
+  std::optional<std::uint64_t> mem_available_at_start_bytes;
   std::map<std::string, std::vector<MeasuredRun>> runs;  // by configuration name
   std::vector<RoundRecord> rounds;
 };

@@ -23,6 +23,7 @@
 #include "calibrate/training/process_memory.hpp"
 #include "calibrate/training/torch_runtime.hpp"
 #include "calibrate/training/training_runner.hpp"
+#include "sim/config/run_validator.hpp"
 #include "validate/interleaved_calibration.hpp"
 #include "validate/pytorch_calibration.hpp"
 #include "validate/prediction.hpp"
@@ -62,11 +63,11 @@ struct SessionInputs {
 };
 
 // On a shared machine the memory used by others is the "OS base" a run really has: measured
-// as calibrate's host device file measures it, less this process (the model's footprint).
-std::optional<double> measured_os_base(const ValidateOptions& o, const calibrate::HostFacts& host, std::uint64_t own_rss) {
+// as calibrate's host device file measures it.
+std::optional<double> measured_os_base(const ValidateOptions& o, const SessionInputs& in) {
   if (!o.measured_os_base) return std::nullopt;
-  const double used = static_cast<double>(host.mem_total_bytes) - static_cast<double>(host.mem_available_bytes);
-  return std::max(0.0, used - static_cast<double>(own_rss));
+  return measured_os_base_bytes(in.host.mem_total_bytes, in.host.mem_available_bytes, in.own_rss_bytes,
+                                in.runner == "libtorch");
 }
 
 std::filesystem::path grid_path(const ValidateOptions& o, const std::filesystem::path& data_dir, const std::string& workload) {
@@ -211,7 +212,9 @@ std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOption
   plan.base = in.base_spec;
   plan.workload = in.target.workload;
   plan.other_batch_sizes = grid_batch_sizes(in.grid);
-  plan.device_name = prepare_run(in.request).device.name;
+  const PreparedRun prepared = prepare_run(in.request);
+  plan.device_name = prepared.device.name;
+  plan.storage_name = storage_of(prepared.run, prepared.device);
   plan.command = "edgetwin-validate --runner pytorch --calibrate-each-round";
   plan.dir = o.out / "calibration";
   plan.files = files_read(*in.dataset, in.facts.samples);
@@ -223,7 +226,9 @@ std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOption
 std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOptions& o, const SessionInputs& in) {
   if (in.python) return pytorch_calibration(o, in);
   calibrate::CalibrationSetup setup;
-  setup.device_name = prepare_run(in.request).device.name;
+  const PreparedRun prepared = prepare_run(in.request);
+  setup.device_name = prepared.device.name;
+  setup.storage_name = storage_of(prepared.run, prepared.device);
   setup.target = in.target;
   setup.dataset_dir = in.dataset_dir;
   setup.command = "edgetwin-validate --calibrate-each-round";
@@ -274,7 +279,6 @@ SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path&
   in.clock_note = clock_mismatch_note(device.cpu.freq_hz, in.host.cpu_max_freq_hz, in.host.cpu_freq_source);
   if (in.clock_note && !o.quiet) std::cerr << "edgetwin-validate: note: " << *in.clock_note << "\n";
   in.own_rss_bytes = calibrate::resident_bytes();
-  in.os_base_bytes = measured_os_base(o, in.host, in.own_rss_bytes);
   if (o.calibrate_each_round) {
     in.calibration = {in.target.workload.loader.batch_size,
                       "the workload's batch size: calibrated in this session (--calibrate-each-round)"};
@@ -290,7 +294,14 @@ SessionInputs load_inputs(const ValidateOptions& o, const std::filesystem::path&
   } else {
     in.earlier = read_measurements(o.rescore);
     in.balloons = recorded_balloon_plans(in.grid, *in.earlier);
+    in.runner = in.earlier->runner;  // a different --runner is refused with the runs
+    // The memory others used is the one of the session that measured, not of this moment.
+    if (in.earlier->mem_total_bytes && in.earlier->mem_available_at_start_bytes) {
+      in.host.mem_total_bytes = *in.earlier->mem_total_bytes;
+      in.host.mem_available_bytes = *in.earlier->mem_available_at_start_bytes;
+    }
   }
+  in.os_base_bytes = measured_os_base(o, in);
   in.base_spec = base_spec(o, in);
   if (o.calibrate_each_round) {
     in.calibration_rounds = interleaved_calibration(o, in);
@@ -497,9 +508,12 @@ std::vector<std::string> prediction_notes(const ValidateOptions& o, const Sessio
   }
   if (in.clock_note) notes.push_back(*in.clock_note);
   if (in.os_base_bytes) {
-    notes.push_back(fmt::format("memory.os_base_bytes = {:.0f} (MemTotal - MemAvailable - this process's {} bytes RSS at the "
-                                "start) instead of the device file's {:.0f}: other users' memory on this machine",
-                                *in.os_base_bytes, in.own_rss_bytes, in.device_os_base_bytes));
+    const std::string how = in.runner != "libtorch" ? fmt::format("this process's {} bytes RSS included: the trainer is another process",
+                                                    in.own_rss_bytes)
+                                      : fmt::format("- this process's {} bytes RSS, the trainer's own", in.own_rss_bytes);
+    notes.push_back(fmt::format("memory.os_base_bytes = {:.0f} (MemTotal - MemAvailable at the start, {}) instead of the "
+                                "device file's {:.0f}: other users' memory on this machine",
+                                *in.os_base_bytes, how, in.device_os_base_bytes));
   }
   if (std::any_of(in.grid.configs.begin(), in.grid.configs.end(), [](const GridConfig& c) { return c.cores > 0; })) {
     notes.push_back("configurations with cores > 0 run pinned to the first N allowed CPUs and are predicted with --cores N");

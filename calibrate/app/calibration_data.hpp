@@ -27,6 +27,7 @@ struct CacheComparison {
   std::vector<double> cold_fetch_cpu_s_per_sample;  // the reading thread's CPU time of the same
   std::vector<double> warm_fetch_cpu_s_per_sample;
   double mean_file_bytes = 0;                   // over the dataset's files
+  std::string storage_name;                     // the medium the files were read from
   std::vector<double> cold_open_s;              // opening the dataset (in-RAM formats read it all)
   std::vector<double> warm_open_s;
   double residency_after_evict = 0;  // fraction of dataset pages cached (mincore)

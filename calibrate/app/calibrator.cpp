@@ -326,6 +326,7 @@ void Calibrator::measure_cache() {
     cache.residency_after_warm = files_residency(dataset_->files()).fraction();
   }
   if (per_sample_files) cache.mean_file_bytes = mean_file_bytes(dataset_->files());
+  cache.storage_name = setup_.storage_name;
   data_.cache = cache;
   progress_.end_step();
 }

@@ -40,6 +40,7 @@ struct CalibrationSetup {
   std::int64_t max_samples = 0;
   std::filesystem::path sysfs_root = "/";
   std::filesystem::path bench_dir;    // storage benchmark file goes here; empty = dataset dir
+  std::string storage_name = "local-disk";  // the medium the dataset is on, as the device file names it
   double reference_cpu_freq_hz = 0;   // 0 = detect (cpufreq, else /proc/cpuinfo)
   double reference_gpu_freq_hz = -1;  // < 0 = detect (GPU devfreq); needed with CUDA
 };

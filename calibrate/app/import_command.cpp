@@ -20,7 +20,10 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
   c->add_option("--trace", o.traces, "trace CSV (epoch,batch,batch_size,fetch_s,compute_s[,io_s]); repeatable");
   c->add_option("--cold-then-warm-trace", o.cold_then_warm_traces,
                 "sequential trace CSV with fetch_cpu_s whose epoch 0 read every sample from storage and epoch 1 from "
-                "the page cache: a miss's CPU (costs.miss_cpu_s_per_byte); repeatable");
+                "the page cache: a miss's CPU (costs.miss_cpu_s_per_byte) and, with --storage-name, its time "
+                "(costs.miss_s_per_byte); repeatable");
+  c->add_option("--storage-name", o.storage_name,
+                "the medium the cold-then-warm traces read from, as the device file names it");
   c->add_option("--study-prefix", o.study_prefix, "prefix of the study's <prefix>_fetch.csv / _compute.csv logs");
   c->add_option("--batch-size", o.batch_size, "study logs: the DataLoader's batch size (default: the workload's)");
   c->add_flag("--sequential", o.sequential, "the runs used num_workers=0");
@@ -38,6 +41,7 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   options.study_prefix = o.study_prefix;
   options.trace_csvs = o.traces;
   options.cold_then_warm_csvs = o.cold_then_warm_traces;
+  options.storage_name = o.storage_name;
   options.batch_size = o.batch_size;
   options.derivation.sequential = o.sequential;
   options.derivation.skip_epochs = o.skip_epochs;

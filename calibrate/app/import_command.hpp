@@ -18,6 +18,7 @@ struct ImportCommandOptions {
   std::string workload;
   std::vector<std::filesystem::path> traces;
   std::vector<std::filesystem::path> cold_then_warm_traces;  // epoch 0 from storage, epoch 1 from the page cache
+  std::string storage_name;  // the medium they read from
   std::optional<std::filesystem::path> study_prefix;
   int batch_size = 0;
   bool sequential = false;

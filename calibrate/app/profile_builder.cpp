@@ -119,6 +119,21 @@ std::string miss_cpu_source(const CalibrationData& d) {
                      d.cache->mean_file_bytes);
 }
 
+// The wall time a miss costs the reading thread beyond a hit, the same passes and divisor as
+// miss_cpu_s_per_byte: what the storage's requests for this reader take, with its CPU.
+double miss_s_per_byte(const CalibrationData& d) {
+  if (!d.cache || d.cache->mean_file_bytes <= 0) return 0;
+  const double extra =
+      median_or_zero(d.cache->cold_fetch_s_per_sample) - median_or_zero(d.cache->warm_fetch_s_per_sample);
+  return extra > 0 ? extra / d.cache->mean_file_bytes : 0.0;
+}
+
+std::string miss_time_source(const CalibrationData& d) {
+  if (miss_s_per_byte(d) <= 0) return "";
+  return fmt::format("; miss_s_per_byte: the same passes' wall time inside the loader, on {}",
+                     d.cache->storage_name);
+}
+
 CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   CostSpec c;
   c.device = d.device_name;
@@ -136,8 +151,10 @@ CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   c.cpu_step_scaling = scaling.costs.cpu_step_scaling;
   c.loader_scaling = scaling.costs.loader_scaling;
   c.miss_cpu_s_per_byte = miss_cpu_s_per_byte(d);
+  c.miss_s_per_byte = miss_s_per_byte(d);
+  if (c.miss_s_per_byte > 0) c.miss_storage = d.cache->storage_name;
   c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d) + loader_scaling_source(d) +
-                                            miss_cpu_source(d)};
+                                            miss_cpu_source(d) + miss_time_source(d)};
   return c;
 }
 

@@ -28,7 +28,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   c->add_option("--out", o.out, "profile file (default: profiles/<device>/<workload>.toml)");
   c->add_flag("--write-device", o.write_device, "also write a device file for this host");
   c->add_option("--device-out", o.device_out, "device file (default: devices/<device>.toml)");
-  c->add_option("--storage-name", o.storage_name, "storage medium name in the device file")->capture_default_str();
+  c->add_option("--storage-name", o.storage_name, "the medium the dataset is on, as the device file names it: the profile's measured miss "
+                "time (costs.miss_s_per_byte) applies to it alone; and the medium --write-device writes")->capture_default_str();
   c->add_flag("--quiet", o.quiet, "no progress line on stderr");
   c->add_flag("--dry-run", o.dry_run, "check the input, print the plan and the clock changes, measure nothing");
   c->add_flag("--quick", o.quick, "short plan (seconds) for tests; noisier numbers");
@@ -69,6 +70,7 @@ CalibrationSetup make_setup(const RunOptions& o, WorkloadTarget target) {
   s.max_samples = o.training.max_samples;
   s.sysfs_root = o.sysfs_root;
   s.bench_dir = o.bench_dir;
+  s.storage_name = o.storage_name;
   s.reference_cpu_freq_hz = o.reference_cpu_freq_hz;
   s.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
   s.target = std::move(target);

@@ -136,30 +136,62 @@ double loadable_value(double value, const char* field, const char* unit, const s
   return value;
 }
 
-void derive_miss_cpu(const std::vector<BatchRecord>& cold_then_warm, double sample_bytes, const std::string& source,
-                     DerivedCosts& out) {
-  std::map<std::int64_t, std::vector<double>> per_sample;  // by epoch
+namespace {
+
+// Per sample, each epoch's batches but batch 0 (which holds iter()), epochs 0 and 1.
+std::map<std::int64_t, std::vector<double>> per_sample_by_epoch(const std::vector<BatchRecord>& cold_then_warm,
+                                                                double BatchRecord::*field) {
+  std::map<std::int64_t, std::vector<double>> per_sample{{0, {}}, {1, {}}};
   for (const auto& b : cold_then_warm) {
-    if (b.batch > 0 && b.batch_size > 0 && !std::isnan(b.fetch_cpu_s) && b.epoch <= 1)
-      per_sample[b.epoch].push_back(b.fetch_cpu_s / b.batch_size);
+    if (b.batch > 0 && b.batch_size > 0 && !std::isnan(b.*field) && b.epoch <= 1)
+      per_sample[b.epoch].push_back(b.*field / b.batch_size);
   }
+  return per_sample;
+}
+
+// The mean of epoch 0 over epoch 1's per sample and byte, or nullopt (with a note) when an
+// epoch is missing or the miss cost nothing more.
+std::optional<double> miss_over_hit_per_byte(const std::vector<BatchRecord>& cold_then_warm, double BatchRecord::*field,
+                                             const std::string& name, const std::string& term, double sample_bytes,
+                                             DerivedCosts& out) {
+  auto per_sample = per_sample_by_epoch(cold_then_warm, field);
   if (per_sample[0].empty() || per_sample[1].empty() || !(sample_bytes > 0)) {
-    out.notes.push_back("the cold-then-warm traces lack an epoch with fetch_cpu_s; miss_cpu_s_per_byte left out");
-    return;
+    out.notes.push_back(fmt::format("the cold-then-warm traces lack an epoch with {}; {} left out", name, term));
+    return std::nullopt;
   }
   const double miss_s = mean_or_zero(per_sample[0]);
   const double hit_s = mean_or_zero(per_sample[1]);
-  out.measurements.push_back(summarize("miss_fetch_cpu_s_per_sample", per_sample[0], "s"));
-  out.measurements.push_back(summarize("hit_fetch_cpu_s_per_sample", per_sample[1], "s"));
+  out.measurements.push_back(summarize(fmt::format("miss_{}_per_sample", name), per_sample[0], "s"));
+  out.measurements.push_back(summarize(fmt::format("hit_{}_per_sample", name), per_sample[1], "s"));
   if (miss_s <= hit_s) {
-    out.notes.push_back(fmt::format("a sample read from storage cost no more of the reader's CPU ({} s) than one read "
-                                    "from the page cache ({} s); miss_cpu_s_per_byte left out",
-                                    miss_s, hit_s));
+    out.notes.push_back(fmt::format("a sample read from storage took no more {} ({} s) than one read from the page "
+                                    "cache ({} s); {} left out",
+                                    name, miss_s, hit_s, term));
+    return std::nullopt;
+  }
+  return (miss_s - hit_s) / sample_bytes;
+}
+
+}  // namespace
+
+void derive_miss_costs(const std::vector<BatchRecord>& cold_then_warm, double sample_bytes,
+                       const std::string& storage_name, const std::string& source, DerivedCosts& out) {
+  if (const auto cpu = miss_over_hit_per_byte(cold_then_warm, &BatchRecord::fetch_cpu_s, "fetch_cpu_s", "miss_cpu_s_per_byte",
+                                          sample_bytes, out)) {
+    out.costs.miss_cpu_s_per_byte = loadable_value(*cpu, "miss_cpu_s_per_byte", "s/byte", source, out);
+    out.derived.push_back("miss_cpu_s_per_byte");
+  }
+  if (storage_name.empty()) {
+    out.notes.push_back("no storage medium named for the cold-then-warm traces (--storage-name): miss_s_per_byte "
+                        "left out, the device's storage model kept");
     return;
   }
-  out.costs.miss_cpu_s_per_byte =
-      loadable_value((miss_s - hit_s) / sample_bytes, "miss_cpu_s_per_byte", "s/byte", source, out);
-  out.derived.push_back("miss_cpu_s_per_byte");
+  if (const auto wall = miss_over_hit_per_byte(cold_then_warm, &BatchRecord::fetch_s, "fetch_s", "miss_s_per_byte", sample_bytes,
+                                           out)) {
+    out.costs.miss_s_per_byte = loadable_value(*wall, "miss_s_per_byte", "s/byte", source, out);
+    if (out.costs.miss_s_per_byte > 0) out.costs.miss_storage = storage_name;
+    out.derived.push_back("miss_s_per_byte");
+  }
 }
 
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,

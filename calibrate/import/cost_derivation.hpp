@@ -53,12 +53,14 @@ struct DerivedCosts {
 // nothing it is 0 (with a note); past the largest it is a ConfigError naming the logs.
 double loadable_value(double value, const char* field, const char* unit, const std::string& source, DerivedCosts& out);
 
-// costs.miss_cpu_s_per_byte from sequential traces whose epoch 0 read every sample from
-// storage and epoch 1 from the page cache: the mean fetch_cpu_s per sample of epoch 0 less
-// epoch 1's (each epoch's batch 0, which holds iter(), left out), over `sample_bytes`. A
-// difference not above 0, or an epoch missing, leaves the term out with a note.
-void derive_miss_cpu(const std::vector<BatchRecord>& cold_then_warm, double sample_bytes, const std::string& source,
-                     DerivedCosts& out);
+// A miss's costs from sequential traces whose epoch 0 read every sample from storage and
+// epoch 1 from the page cache: costs.miss_cpu_s_per_byte, the mean fetch_cpu_s per sample of
+// epoch 0 less epoch 1's (each epoch's batch 0, which holds iter(), left out), over
+// `sample_bytes`; and, with the medium named (`storage_name`), costs.miss_s_per_byte, the same
+// of fetch_s, the wall time. A difference not above 0, or an epoch missing, leaves a term out
+// with a note.
+void derive_miss_costs(const std::vector<BatchRecord>& cold_then_warm, double sample_bytes,
+                       const std::string& storage_name, const std::string& source, DerivedCosts& out);
 
 DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::vector<EpochRecord>& epochs,
                           const WorkloadSpec& workload, const DerivationOptions& options,

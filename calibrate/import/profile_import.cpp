@@ -71,7 +71,7 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
       cold_then_warm.insert(cold_then_warm.end(), batches.begin(), batches.end());
       files.push_back(file.string() + " (cold, then warm)");
     }
-    derive_miss_cpu(cold_then_warm, workload.dataset.sample_bytes, source, derived);
+    derive_miss_costs(cold_then_warm, workload.dataset.sample_bytes, options.storage_name, source, derived);
   }
   ProfileDocument doc;
   doc.profile.device = derived.costs.device;

@@ -20,8 +20,9 @@ struct ImportOptions {
   std::optional<std::filesystem::path> study_prefix;  // <prefix>_fetch.csv ...
   std::vector<std::filesystem::path> trace_csvs;      // plain trace CSVs (several runs pooled)
   // Sequential traces whose epoch 0 read every sample from storage and epoch 1 from the page
-  // cache: costs.miss_cpu_s_per_byte (derive_miss_cpu), and nothing else.
+  // cache: a miss's costs (derive_miss_costs), and nothing else.
   std::vector<std::filesystem::path> cold_then_warm_csvs;
+  std::string storage_name;  // the medium those traces read from ("": a miss's time left out)
   int batch_size = 0;                                 // study logs: 0 = the workload's loader batch size
   DerivationOptions derivation;
   std::string command;                                // the command line, for [profile]

@@ -31,6 +31,8 @@ void check(const ProfileDocument& doc) {
   for (const auto& [key, value] : required) {
     if (value->empty()) throw std::invalid_argument(fmt::format("profile: {} must not be empty", key));
   }
+  if (p.costs.miss_s_per_byte != 0 && p.costs.miss_storage.empty())
+    throw std::invalid_argument("profile: costs.miss_s_per_byte needs costs.miss_storage, the medium it was measured on");
   const ComputeCurve& c = p.costs.compute;
   if (c.batch_sizes.empty() || c.batch_sizes.size() != c.seconds.size()) {
     throw std::invalid_argument(fmt::format("profile: compute curve needs equal, non-zero lengths, got {} batch sizes and {} seconds",
@@ -73,6 +75,10 @@ std::string measured_terms(const CostSpec& c) {
   if (c.send_cpu_s_per_batch != 0) out += key_value("send_cpu_s_per_batch", toml_float(c.send_cpu_s_per_batch));
   if (c.reclaim_cpu_s_per_byte != 0) out += key_value("reclaim_cpu_s_per_byte", toml_float(c.reclaim_cpu_s_per_byte));
   if (c.miss_cpu_s_per_byte != 0) out += key_value("miss_cpu_s_per_byte", toml_float(c.miss_cpu_s_per_byte));
+  if (c.miss_s_per_byte != 0) {
+    out += key_value("miss_s_per_byte", toml_float(c.miss_s_per_byte));
+    out += key_value("miss_storage", toml_string(c.miss_storage));
+  }
   if (c.background_cpu_s_per_batch != 0)
     out += key_value("background_cpu_s_per_batch", toml_float(c.background_cpu_s_per_batch));
   if (c.step_with_workers_s_per_batch != 0)

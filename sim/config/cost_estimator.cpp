@@ -145,6 +145,7 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.reclaim_cpu_s_per_byte = ref.reclaim_cpu_s_per_byte * cpu_scale;
   costs.miss_cpu_s_per_byte = ref.miss_cpu_s_per_byte * cpu_scale;
   costs.background_cpu_s_per_batch = ref.background_cpu_s_per_batch * cpu_scale;
+  // miss_s_per_byte is not carried over either: it is how the reference's medium served the reader.
   // cpu_step_scaling and loader_scaling are not carried over: they are how the reference's
   // kernel scheduled, and its cores shared caches, which says nothing about another device's.
   std::string how;

@@ -13,11 +13,6 @@
 namespace edgetwin {
 namespace {
 
-// The medium a run reads from: --storage, else the device's default.
-const std::string& storage_of(const RunConfig& run, const DeviceSpec& device) {
-  return run.storage.empty() ? device.default_storage : run.storage;
-}
-
 void check_storage(const RunConfig& run, const DeviceSpec& device, const WorkloadSpec& workload,
                    std::vector<Diagnostic>& problems) {
   const std::string& storage = storage_of(run, device);
@@ -54,6 +49,10 @@ void check_accelerators(const RunConfig& run, const DeviceSpec& device, std::vec
 }
 
 }  // namespace
+
+const std::string& storage_of(const RunConfig& run, const DeviceSpec& device) {
+  return run.storage.empty() ? device.default_storage : run.storage;
+}
 
 std::vector<LoaderProblem> check_loader(const LoaderSpec& loader, std::int64_t dataset_samples) {
   std::vector<LoaderProblem> problems;

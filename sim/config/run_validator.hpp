@@ -29,4 +29,7 @@ std::string option_name(const std::string& field);
 
 void validate_run(const RunConfig& run, const DeviceSpec& device, const WorkloadSpec& workload);
 
+// The medium a run reads from: --storage, else the device's default.
+const std::string& storage_of(const RunConfig& run, const DeviceSpec& device);
+
 }  // namespace edgetwin

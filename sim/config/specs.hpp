@@ -228,6 +228,10 @@ struct CostSpec {
   double miss_cpu_s_per_byte = 0;                // the reader's own CPU for a read that misses, beyond
                                                  // a hit (the kernel's read path); part of a miss's
                                                  // time, taken out of the storage's
+  double miss_s_per_byte = 0;                    // a miss's wall time beyond a hit, measured with this
+                                                 // workload's reader on miss_storage: how the reader's
+                                                 // requests meet that medium (0: the device's model)
+  std::string miss_storage;                      // the medium miss_s_per_byte was measured on
 };
 
 // RAM the training process takes; the page cache gets what is left.

@@ -235,6 +235,18 @@ void read_loader_scaling(TomlReader& reader, std::vector<LoaderScalingPoint>& po
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.busy_cores < b.busy_cores; });
 }
 
+// A miss's measured time belongs to the medium it was read from: without the medium's name
+// it could not be kept off the others.
+void read_miss_time(TomlReader& reader, CostSpec& costs) {
+  reader.read_number("costs.miss_s_per_byte", costs.miss_s_per_byte, Presence::optional, Bound::non_negative,
+                     "s/byte");
+  reader.read_name("costs.miss_storage", costs.miss_storage, Presence::optional);
+  if (costs.miss_s_per_byte > 0 && costs.miss_storage.empty()) {
+    reader.add_error("costs.miss_storage", "missing; expected the name of the storage medium costs.miss_s_per_byte "
+                                           "was measured on, as the device file's [storage.<name>] says it");
+  }
+}
+
 void read_costs(TomlReader& reader, CostSpec& costs) {
   reader.read_name("costs.device", costs.device, Presence::required);
   reader.read_number("costs.reference_cpu_freq_hz", costs.reference_cpu_freq_hz, Presence::required,
@@ -262,6 +274,7 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
                      Bound::non_negative, "s/byte");
   reader.read_number("costs.background_cpu_s_per_batch", costs.background_cpu_s_per_batch, Presence::optional,
                      Bound::non_negative, "s/batch");
+  read_miss_time(reader, costs);
   reader.read_count("costs.compute_threads", costs.compute_threads, Presence::optional, Bound::non_negative,
                     "threads (0: every core)");
   read_compute_curve(reader, costs.compute);

@@ -449,16 +449,19 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   EXPECT_NEAR(c.loader_scaling[0].factor, 1.2, 1e-12);
 }
 
-// A miss's CPU from a cold-then-warm sequential trace: batch 0 of each epoch (iter()) left
-// out, epoch 0 reads at 3.2 ms of CPU a batch of 16 (200 us a sample), epoch 1 at 0.64 ms
-// (40 us): 160 us a sample over the 80,000-byte sample, 2 ns a byte.
-std::vector<BatchRecord> cold_then_warm(double cold_batch_cpu_s, double warm_batch_cpu_s) {
+// A miss's costs from a cold-then-warm sequential trace: batch 0 of each epoch (iter()) left
+// out. Epoch 0 reads at 3.2 ms of CPU a batch of 16 (200 us a sample), epoch 1 at 0.64 ms
+// (40 us): 160 us a sample over the 80,000-byte sample, 2 ns a byte. Their wall times, 8 and
+// 1.6 ms a batch (500 and 100 us a sample): 400 us, 5 ns a byte.
+std::vector<BatchRecord> cold_then_warm(double cold_batch_cpu_s, double warm_batch_cpu_s, double cold_batch_s = 8e-3,
+                                        double warm_batch_s = 1.6e-3) {
   std::vector<BatchRecord> out;
   for (int epoch = 0; epoch < 2; ++epoch) {
     for (int i = 0; i < 5; ++i) {
-      BatchRecord b = row(0, 0, i, 16, 0.01, 1e-3);
+      BatchRecord b = row(0, 0, i, 16, epoch == 0 ? cold_batch_s : warm_batch_s, 1e-3);
       b.epoch = epoch;
       b.fetch_cpu_s = i == 0 ? 1.0 : (epoch == 0 ? cold_batch_cpu_s : warm_batch_cpu_s);
+      if (i == 0) b.fetch_s = 1.0;
       out.push_back(b);
     }
   }
@@ -467,26 +470,54 @@ std::vector<BatchRecord> cold_then_warm(double cold_batch_cpu_s, double warm_bat
 
 TEST(ImportMissCpu, IsTheColdEpochsReaderCpuOverTheWarmOnesPerSampleByte) {
   DerivedCosts d;
-  derive_miss_cpu(cold_then_warm(3.2e-3, 0.64e-3), 80000, "c.csv", d);
+  derive_miss_costs(cold_then_warm(3.2e-3, 0.64e-3), 80000, "disk", "c.csv", d);
   EXPECT_NEAR(d.costs.miss_cpu_s_per_byte, 2e-9, 1e-20);
   EXPECT_TRUE(has(d.derived, "miss_cpu_s_per_byte"));
   EXPECT_TRUE(std::any_of(d.measurements.begin(), d.measurements.end(),
                           [](const auto& m) { return m.name == "miss_fetch_cpu_s_per_sample" && std::abs(m.median - 200e-6) < 1e-12; }));
+  EXPECT_TRUE(d.notes.empty()) << ::testing::PrintToString(d.notes);
+}
+
+TEST(ImportMissTime, IsTheColdEpochsWaitOverTheWarmOnesPerSampleByteOnTheNamedMedium) {
+  DerivedCosts d;
+  derive_miss_costs(cold_then_warm(3.2e-3, 0.64e-3), 80000, "disk", "c.csv", d);
+  EXPECT_NEAR(d.costs.miss_s_per_byte, 5e-9, 1e-20);
+  EXPECT_EQ(d.costs.miss_storage, "disk");
+  EXPECT_TRUE(has(d.derived, "miss_s_per_byte"));
+  EXPECT_TRUE(std::any_of(d.measurements.begin(), d.measurements.end(),
+                          [](const auto& m) { return m.name == "miss_fetch_s_per_sample" && std::abs(m.median - 500e-6) < 1e-12; }));
+  DerivedCosts unnamed;
+  derive_miss_costs(cold_then_warm(3.2e-3, 0.64e-3), 80000, "", "c.csv", unnamed);
+  EXPECT_EQ(unnamed.costs.miss_s_per_byte, 0);
+  EXPECT_EQ(unnamed.costs.miss_storage, "");
+  EXPECT_NEAR(unnamed.costs.miss_cpu_s_per_byte, 2e-9, 1e-20);
+  ASSERT_EQ(unnamed.notes.size(), 1u);
+  EXPECT_NE(unnamed.notes[0].find("no storage medium named for the cold-then-warm traces (--storage-name)"),
+            std::string::npos) << unnamed.notes[0];
 }
 
 TEST(ImportMissCpu, NoDearerMissOrNoWarmEpochLeavesTheTermOutWithANote) {
   DerivedCosts cheaper;
-  derive_miss_cpu(cold_then_warm(0.6e-3, 0.64e-3), 80000, "c.csv", cheaper);
+  derive_miss_costs(cold_then_warm(0.6e-3, 0.64e-3), 80000, "disk", "c.csv", cheaper);
   EXPECT_EQ(cheaper.costs.miss_cpu_s_per_byte, 0);
   EXPECT_FALSE(has(cheaper.derived, "miss_cpu_s_per_byte"));
+  EXPECT_TRUE(has(cheaper.derived, "miss_s_per_byte"));  // the wall time is still dearer
   ASSERT_EQ(cheaper.notes.size(), 1u);
-  EXPECT_NE(cheaper.notes[0].find("cost no more of the reader's CPU"), std::string::npos) << cheaper.notes[0];
+  EXPECT_NE(cheaper.notes[0].find("took no more fetch_cpu_s"), std::string::npos) << cheaper.notes[0];
+  EXPECT_NE(cheaper.notes[0].find("miss_cpu_s_per_byte left out"), std::string::npos) << cheaper.notes[0];
+  DerivedCosts quicker;
+  derive_miss_costs(cold_then_warm(3.2e-3, 0.64e-3, 1.6e-3, 1.6e-3), 80000, "disk", "c.csv", quicker);
+  EXPECT_EQ(quicker.costs.miss_s_per_byte, 0);
+  EXPECT_EQ(quicker.costs.miss_storage, "");
+  ASSERT_EQ(quicker.notes.size(), 1u);
+  EXPECT_NE(quicker.notes[0].find("miss_s_per_byte left out"), std::string::npos) << quicker.notes[0];
   auto cold_only = cold_then_warm(3.2e-3, 0.64e-3);
   cold_only.resize(5);
   DerivedCosts missing;
-  derive_miss_cpu(cold_only, 80000, "c.csv", missing);
+  derive_miss_costs(cold_only, 80000, "disk", "c.csv", missing);
   EXPECT_EQ(missing.costs.miss_cpu_s_per_byte, 0);
-  ASSERT_EQ(missing.notes.size(), 1u);
+  EXPECT_EQ(missing.costs.miss_s_per_byte, 0);
+  ASSERT_EQ(missing.notes.size(), 2u);
   EXPECT_NE(missing.notes[0].find("lack an epoch"), std::string::npos) << missing.notes[0];
 }
 
@@ -497,12 +528,14 @@ TEST(ImportMissCpu, SurvivesTheProfileRoundTripAndStaysOutOfTheLoaderCosts) {
   write_text(dir / "t.csv", seq);
   std::string cold = "epoch,batch,batch_size,fetch_s,compute_s,workers,fetch_cpu_s\n";
   for (int e = 0; e < 2; ++e) {
-    for (int b = 0; b < 4; ++b) cold += fmt::format("{},{},16,0.05,0.0012,0,{}\n", e, b, e == 0 ? 3.2e-3 : 0.64e-3);
+    for (int b = 0; b < 4; ++b)
+      cold += fmt::format("{},{},16,{},0.0012,0,{}\n", e, b, e == 0 ? 0.05 : 0.01, e == 0 ? 3.2e-3 : 0.64e-3);
   }
   write_text(dir / "c.csv", cold);
   ImportOptions o;
   o.trace_csvs = {dir / "t.csv"};
   o.cold_then_warm_csvs = {dir / "c.csv"};
+  o.storage_name = "virtio-disk";
   o.command = "edgetwin-calibrate import --trace t.csv";
   WorkloadSpec w = cpu_workload();
   w.dataset.sample_bytes = 80000;
@@ -511,6 +544,8 @@ TEST(ImportMissCpu, SurvivesTheProfileRoundTripAndStaysOutOfTheLoaderCosts) {
   write_text(dir / "p.toml", render_profile(doc));
   const CostSpec c = load_profile(dir / "p.toml").costs;
   EXPECT_NEAR(c.miss_cpu_s_per_byte, 2e-9, 1e-20);
+  EXPECT_NEAR(c.miss_s_per_byte, 0.04 / 16 / 80000, 1e-20);  // 3.1 ns a byte
+  EXPECT_EQ(c.miss_storage, "virtio-disk");
   EXPECT_NEAR(c.preprocess_cpu_s_per_sample, 0.00096 / 16 - c.fetch_cpu_s_per_sample - 2e-6, 1e-12);  // not the cold 50 ms
 }
 

@@ -135,6 +135,28 @@ TEST(CalibrateProfile, AMissesCpuIsTheColdPassOverTheWarmPerByteOfTheMeanFile) {
   EXPECT_EQ(build_profile(sample_data()).profile.costs.miss_cpu_s_per_byte, 0);  // no page-cache step
 }
 
+// A miss's time: the same passes' wall time inside the loader, medians 120 and 40 us a sample,
+// over the mean file of 80,000 bytes: 1 ns a byte, on the medium the setup named. A cold pass
+// no slower: no term, and no medium.
+TEST(CalibrateProfile, AMissesTimeIsTheColdPassOverTheWarmWallTimeOnTheNamedMedium) {
+  CalibrationData d = sample_data();
+  CacheComparison cache;
+  cache.cold_fetch_s_per_sample = {110e-6, 120e-6, 150e-6};
+  cache.warm_fetch_s_per_sample = {45e-6, 40e-6, 35e-6};
+  cache.mean_file_bytes = 80000;
+  cache.storage_name = "virtio-disk";
+  d.cache = cache;
+  const ProfileDocument doc = build_profile(d);
+  EXPECT_NEAR(doc.profile.costs.miss_s_per_byte, 1e-9, 1e-21);
+  EXPECT_EQ(doc.profile.costs.miss_storage, "virtio-disk");
+  EXPECT_NE(doc.profile.costs.provenance.source.find("miss_s_per_byte: the same passes' wall time inside the loader, "
+                                                     "on virtio-disk"),
+            std::string::npos);
+  d.cache->cold_fetch_s_per_sample = {40e-6};
+  EXPECT_EQ(build_profile(d).profile.costs.miss_s_per_byte, 0);
+  EXPECT_EQ(build_profile(d).profile.costs.miss_storage, "");
+}
+
 TEST(CalibrateProfile, NoStepScalingMeasuredMeansNone) {
   EXPECT_TRUE(build_profile(sample_data()).profile.costs.cpu_step_scaling.empty());
 }

@@ -417,16 +417,20 @@ TEST_F(CalibrateE2E, ImportDelegatesToTheImportLibrary) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(test_support::read_text(profile).find("edgetwin-calibrate import of"), std::string::npos);
 
-  // A cold-then-warm trace adds a miss's CPU (its value: ImportMissCpu in import_contention_test).
+  // A cold-then-warm trace adds a miss's CPU and, on a named medium, its time (their values:
+  // ImportMissCpu and ImportMissTime in import_contention_test).
   const fs::path cold = dir_->path() / "cold.csv";
   std::ofstream(cold) << "epoch,batch,batch_size,fetch_s,compute_s,fetch_cpu_s\n0,0,16,1,0.003,1\n0,1,16,0.002,0.003,"
                          "0.00096\n1,0,16,1,0.003,1\n1,1,16,0.0003,0.003,0.00032\n";
   const fs::path with_cold = dir_->path() / "cold.toml";
   const auto c = run_command(calibrate_bin() + " import --workload lenet-mnist --trace " + quoted(trace) +
-                             " --cold-then-warm-trace " + quoted(cold) + " --sequential --out " + quoted(with_cold));
+                             " --cold-then-warm-trace " + quoted(cold) + " --storage-name sd-card --sequential --out " +
+                             quoted(with_cold));
   ASSERT_EQ(c.exit_code, 0) << c.output;
-  EXPECT_NE(test_support::read_text(with_cold).find("\nmiss_cpu_s_per_byte = "), std::string::npos)
-      << test_support::read_text(with_cold);
+  const std::string text = test_support::read_text(with_cold);
+  EXPECT_NE(text.find("\nmiss_cpu_s_per_byte = "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nmiss_s_per_byte = "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nmiss_storage = \"sd-card\""), std::string::npos) << text;
 }
 
 
@@ -452,7 +456,9 @@ TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
     fs::remove_all(out);
     const std::string tag = "calibrate-" + std::to_string(::getpid()) + "-" + std::to_string(signal);
     const auto killed = test_support::kill_after(args, tag, signal, when(rng));
-    if (signal != SIGKILL) EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    if (signal != SIGKILL) {
+      EXPECT_TRUE(test_support::ended_as_promised(killed, signal, !fs::exists(out))) << killed.where;
+    }
     EXPECT_TRUE(test_support::none_left(tag)) << killed.where;
     if (fs::exists(out / "profile.toml")) {
       const std::string text = test_support::read_text(out / "profile.toml");
@@ -460,7 +466,9 @@ TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
         EXPECT_NE(text.find(section), std::string::npos) << killed.where;
       }
     }
-    if (signal != SIGKILL && fs::exists(out)) EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;
+    if (signal != SIGKILL && fs::exists(out)) {
+      EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;
+    }
     if (signal == SIGKILL) {
       EXPECT_EQ(test_support::run_to_end(args, tag + "-rerun").first, "exit 0") << killed.where;
       EXPECT_EQ(leftovers(), std::vector<std::string>{}) << killed.where;

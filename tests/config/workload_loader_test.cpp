@@ -205,6 +205,24 @@ TEST_F(WorkloadLoader, AMissesCpuIsReadAndChecked) {
       << errors[0];
 }
 
+TEST_F(WorkloadLoader, AMissesTimeNamesItsMedium) {
+  const std::string curve = "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }";
+  const auto w = load_after(curve, curve + "\nmiss_s_per_byte = 1.5e-9\nmiss_storage = \"virtio-disk\"");
+  EXPECT_EQ(w.costs.miss_s_per_byte, 1.5e-9);
+  EXPECT_EQ(w.costs.miss_storage, "virtio-disk");
+  const auto errors = errors_after(curve, curve + "\nmiss_s_per_byte = 1.5e-9");
+  ASSERT_EQ(errors.size(), 1u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("costs.miss_storage: missing; expected the name of the storage medium "
+                           "costs.miss_s_per_byte was measured on"),
+            std::string::npos)
+      << errors[0];
+  const auto negative = errors_after(curve, curve + "\nmiss_s_per_byte = -1e-9\nmiss_storage = \"disk\"");
+  ASSERT_EQ(negative.size(), 1u) << ::testing::PrintToString(negative);
+  EXPECT_NE(negative[0].find("27:19: costs.miss_s_per_byte: expected a non-negative number (s/byte)"),
+            std::string::npos)
+      << negative[0];
+}
+
 TEST_F(WorkloadLoader, TheHandoffsTwoSidesAreCheckedWhereTheyStand) {
   const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
                                    "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nsend_cpu_s_per_batch = -1e-3\n"

@@ -69,6 +69,11 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   const ProfileSpec round = load_profile(dir / "out/calibration/round-5.toml");
   EXPECT_TRUE(round.measurements.contains("miss_fetch_cpu_s_per_sample")) << round.costs.provenance.source;
   EXPECT_TRUE(round.measurements.contains("hit_fetch_cpu_s_per_sample")) << round.costs.provenance.source;
+  // and their wait, on the medium the session reads (host-x86-2core's default)
+  EXPECT_TRUE(round.measurements.contains("miss_fetch_s_per_sample")) << round.costs.provenance.source;
+  if (round.costs.miss_s_per_byte > 0) {
+    EXPECT_EQ(round.costs.miss_storage, "virtio-disk");
+  }
 }
 
 // The interpreter and its DataLoader workers (grandchildren of edgetwin-validate) die with it,

@@ -83,10 +83,14 @@ TEST(ReportReader, MeasurementsComeBackFromReportJson) {
   r.configs = {c};
   r.balloon_bytes = {0};
   r.session.rounds = {{0, LoadWait{30, 1.2, true}}, {1, LoadWait{0, 0.9, true}}};
+  r.session.mem_total_bytes = 25'000'000'000;
+  r.session.mem_available_at_start_bytes = 24'400'000'000;
   r.points = compare(r.configs);
   r.aggregate = aggregate(r.points);
   testing::write_text(dir / "report.json", report_json(r));
   const EarlierMeasurements earlier = read_measurements(dir / "report.json");
+  EXPECT_EQ(earlier.mem_total_bytes, std::optional<std::uint64_t>(25'000'000'000));  // a rescore's memory
+  EXPECT_EQ(earlier.mem_available_at_start_bytes, std::optional<std::uint64_t>(24'400'000'000));
   ASSERT_EQ(earlier.runs.at("w2").size(), 2u);
   expect_same_run(earlier.runs.at("w2")[1], sample_run(4.2));
   ASSERT_EQ(earlier.rounds.size(), 2u);
@@ -148,6 +152,15 @@ TEST(PreparePrediction, TheRunsFactsReplaceTheWorkloadAndDeviceFiles) {
   EXPECT_DOUBLE_EQ(squeezed.device.memory.ram_bytes, plain.device.memory.ram_bytes - 2e9);
   EXPECT_DOUBLE_EQ(squeezed.device.memory.os_base_bytes, 3.5e9);
   EXPECT_EQ(plain.device.cpu.cores, 1);
+}
+
+// 25 GB of RAM, 24.5 GB available at the start, this process 0.2 GB: the others use 0.3 GB
+// beside a trainer in this process, 0.5 GB beside one in another process (the PyTorch
+// runner's), which has this process's pages beside it.
+TEST(PreparePrediction, TheOsBaseLeavesThisProcessOutOnlyWhenItTrains) {
+  EXPECT_DOUBLE_EQ(measured_os_base_bytes(25'000'000'000, 24'500'000'000, 200'000'000, true), 300'000'000);
+  EXPECT_DOUBLE_EQ(measured_os_base_bytes(25'000'000'000, 24'500'000'000, 200'000'000, false), 500'000'000);
+  EXPECT_DOUBLE_EQ(measured_os_base_bytes(25'000'000'000, 24'900'000'000, 200'000'000, true), 0);  // never below 0
 }
 
 ProfileSpec round_profile(double fetch_s, std::vector<double> batch_sizes, std::vector<double> seconds) {
@@ -222,6 +235,20 @@ TEST(PoolProfiles, StepScalingIsTheMedianOfEachMeasuredPoint) {
   ASSERT_NE(record, doc.measurements.end());
   EXPECT_EQ(record->repetitions, 3);
   EXPECT_TRUE(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.cpu_step_scaling.empty());
+}
+
+// A miss's time is pooled as the other measured terms are, over the rounds that measured it,
+// and keeps the medium even when the first round measured none.
+TEST(PoolProfiles, AMissesTimeIsTheMedianOnItsMedium) {
+  std::vector<ProfileSpec> rounds{round_profile(2e-6, {16}, {1e-3}), round_profile(2e-6, {16}, {1e-3}),
+                                  round_profile(2e-6, {16}, {1e-3})};
+  rounds[1].costs.miss_s_per_byte = 1.2e-9;
+  rounds[2].costs.miss_s_per_byte = 1.0e-9;
+  rounds[1].costs.miss_storage = rounds[2].costs.miss_storage = "virtio-disk";
+  const CostSpec c = pool_profiles(rounds, "x", {}).profile.costs;
+  EXPECT_DOUBLE_EQ(c.miss_s_per_byte, 1.0e-9);  // the median of 0, 1.0 and 1.2
+  EXPECT_EQ(c.miss_storage, "virtio-disk");
+  EXPECT_EQ(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.miss_s_per_byte, 0);
 }
 
 // The loader's scaling is pooled per busy-core count, as the step's is per point.
