@@ -23,6 +23,7 @@ alone beside busy cores (edgetwin_trace.measure_step_scaling) for the calibratio
 import argparse
 import csv
 import ctypes
+import functools
 import json
 import mmap
 import os
@@ -304,11 +305,15 @@ def make_model(name, classes):
 
 # ---- the run -----------------------------------------------------------------------------
 
-def die_with_parent(_worker_id):
+def die_with_parent(trainer_pid, _worker_id):
     """A DataLoader worker must not outlive the trainer when edgetwin-validate kills it (SIGKILL
-    cannot be caught; PR_SET_PDEATHSIG = 1 makes the kernel send it on)."""
+    cannot be caught; PR_SET_PDEATHSIG = 1 makes the kernel send it on). A trainer killed
+    between the worker's fork and this call sends nothing: the worker, already handed to
+    another parent, ends itself (a SIGKILLed session left one behind that way)."""
     import signal
     ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))
+    if os.getppid() != trainer_pid:
+        os._exit(1)
 
 
 def make_loader(args, dataset):
@@ -325,7 +330,7 @@ def make_loader(args, dataset):
     extra = {}
     if args.workers > 0:
         extra = dict(prefetch_factor=args.prefetch_factor, persistent_workers=bool(args.persistent_workers),
-                     worker_init_fn=die_with_parent)
+                     worker_init_fn=functools.partial(die_with_parent, os.getpid()))
     return DataLoader(subset, batch_size=args.batch_size, sampler=RandomSampler(subset, generator=generator),
                       num_workers=args.workers, drop_last=False, **extra)
 

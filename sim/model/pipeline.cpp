@@ -316,11 +316,35 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
   record.disk_bytes = static_cast<double>(record.cache_misses) * work_.disk_bytes_per_miss();
   batch.kernel_read_cycles = work_.kernel_read_cycles(record.cache_misses, cache_->misses_when_full() - full_before);
   if (record.cache_misses > 0)
-    launch(Stage::storage_read, index, worker, platform_.storage(),
-           static_cast<double>(record.cache_misses) * work_.storage_work_per_miss());
+    start_storage_read(index, worker);
   else
     launch(Stage::memory_read, index, worker, platform_.memory(),
            static_cast<double>(record.cache_hits) * work_.memory_bytes_per_hit());
+}
+
+// The batch's misses from storage; with a measured miss their kernel CPU runs meanwhile on the
+// reader's core (WorkModel::miss_cpu_during_storage) and the batch goes on when both are done.
+void Pipeline::start_storage_read(std::int64_t index, int worker) {
+  Batch& batch = batches()[index];
+  batch.read_started_s = now();
+  batch.read_parts_left = 1;
+  launch(Stage::storage_read, index, worker, platform_.storage(),
+         static_cast<double>(batch.record.cache_misses) * work_.storage_work_per_miss());
+  if (!work_.miss_cpu_during_storage() || batch.kernel_read_cycles <= 0) return;
+  ++batch.read_parts_left;
+  launch(Stage::miss_cpu, index, worker, platform_.cpu(), batch.kernel_read_cycles);
+  batch.kernel_read_cycles = 0;  // not the loader's any more
+}
+
+void Pipeline::on_read_part_done(std::int64_t index, int worker) {
+  Batch& batch = batches()[index];
+  if (--batch.read_parts_left > 0) return;
+  batch.io_s += now() - batch.read_started_s;
+  if (batch.record.cache_hits > 0)
+    launch(Stage::memory_read, index, worker, platform_.memory(),
+           static_cast<double>(batch.record.cache_hits) * work_.memory_bytes_per_hit());
+  else
+    start_worker_cpu(index, worker);
 }
 
 void Pipeline::start_worker_cpu(std::int64_t index, int worker) {
@@ -504,16 +528,10 @@ void Pipeline::on_complete(Token& token) {
       workers_[token.worker].starting = false;
       worker_try_start(token.worker);
       break;
-    case Stage::storage_read: {
-      Batch& batch = batches()[token.batch];
-      batch.io_s += now() - token.started_s;
-      if (batch.record.cache_hits > 0)
-        launch(Stage::memory_read, token.batch, token.worker, platform_.memory(),
-               static_cast<double>(batch.record.cache_hits) * work_.memory_bytes_per_hit());
-      else
-        start_worker_cpu(token.batch, token.worker);
+    case Stage::storage_read:
+    case Stage::miss_cpu:
+      on_read_part_done(token.batch, token.worker);
       break;
-    }
     case Stage::memory_read: {
       Batch& batch = batches()[token.batch];
       batch.io_s += now() - token.started_s;

@@ -76,7 +76,9 @@ class Pipeline {
   std::int64_t steps_done() const { return steps_done_; }
 
  private:
-  enum class Stage : std::uint8_t { worker_startup, storage_read, memory_read, worker_cpu, launch, cpu_step, background_cpu };
+  enum class Stage : std::uint8_t {
+    worker_startup, storage_read, miss_cpu, memory_read, worker_cpu, launch, cpu_step, background_cpu
+  };
   struct Token final : ActivityCompletion {
     Pipeline* owner = nullptr;
     Stage stage = Stage::worker_startup;
@@ -93,6 +95,8 @@ class Pipeline {
     const DataParallelWork* parallel_work = nullptr;  // over a link: full_ or last_parallel_work_
     double io_s = 0;
     double kernel_read_cycles = 0;  // the worker's kernel CPU for its misses (the read, the reclaim)
+    double read_started_s = 0;      // its storage read and the misses' CPU beside it began
+    int read_parts_left = 0;        // of those two, not yet done
     double before_step_s = 0;  // receive + host-to-device copy, ahead of the step
     double cpu_started_s = 0;  // its loader CPU work began (the first piece, launch_loader_piece)
     int loader_pieces_left = 0;  // of that work, not yet launched
@@ -127,6 +131,8 @@ class Pipeline {
   void dispatch(std::int64_t batch);
   void worker_try_start(int worker);
   void begin_loading(std::int64_t batch, int worker);
+  void start_storage_read(std::int64_t index, int worker);
+  void on_read_part_done(std::int64_t index, int worker);
   void start_worker_cpu(std::int64_t index, int worker);
   void launch_loader_piece(std::int64_t index, int worker);
   int loader_pieces(std::int64_t index);

@@ -35,11 +35,11 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
   storage_work_per_miss_ = std::max(0.0, storage_work_per_miss_ - miss_cpu_s * storage.read_bw_bytes_per_s);
   // A miss measured with the workload's own reader on this medium replaces the request model:
   // the same files take three times as long through a reader that reads them in small chunks
-  // as through one that takes a file in one read (docs/model.md, *A miss's time, measured*).
-  if (workload.costs.miss_s_per_byte > 0 && workload.costs.miss_storage == storage.name) {
-    const double storage_s = workload.costs.miss_s_per_byte * sample_bytes_ - miss_cpu_s;
-    storage_work_per_miss_ = std::max(0.0, storage_s) * storage.read_bw_bytes_per_s;
-  }
+  // as through one that takes a file in one read. The medium serves one such miss at a time,
+  // its CPU included, so it is busy for the whole measured time while that CPU runs beside it
+  // (docs/model.md, *A miss's time, measured*).
+  measured_miss_ = workload.costs.miss_s_per_byte > 0 && workload.costs.miss_storage == storage.name;
+  if (measured_miss_) storage_work_per_miss_ = workload.costs.miss_s_per_byte * sample_bytes_ * storage.read_bw_bytes_per_s;
   if (link_) {
     const auto roofline = device_roofline(device, 1);
     if (roofline) update_s_ = update_step_s(workload.model_spec, *roofline);

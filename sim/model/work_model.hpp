@@ -83,6 +83,10 @@ class WorkModel {
                        costs_.reclaim_cpu_s_per_byte * static_cast<double>(into_full_cache)) *
                       sample_bytes_);
   }
+  // With a miss measured on this medium (costs.miss_s_per_byte), the medium is busy for the
+  // miss's whole measured time and the miss's kernel CPU runs during it, on the reader's core;
+  // otherwise that CPU comes after the storage's part, with the loader's.
+  bool miss_cpu_during_storage() const { return measured_miss_; }
   double worker_startup_cycles() const { return worker_startup_cycles_; }
   bool has_background_cpu() const { return costs_.background_cpu_s_per_batch > 0; }
   // Loading slows while other cores work (costs.loader_scaling, sim/model/loader_scaling.hpp):
@@ -110,6 +114,7 @@ class WorkModel {
   double emc_freq_hz_;
   double sample_bytes_;
   double storage_work_per_miss_;
+  bool measured_miss_ = false;
   double worker_startup_cycles_;
 };
 

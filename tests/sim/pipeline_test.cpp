@@ -233,8 +233,8 @@ TEST(Pipeline, AMissesCpuOverlapsAcrossWorkersWhereTheStorageDoesNot) {
 // A miss's wall time measured with the workload's reader (costs.miss_s_per_byte) replaces the
 // device's request model on the medium it was measured on, and only there. 2,000 samples of
 // 100 KB, one at a time: the device says 1 ms a miss; measured, 0.3 ms (3 ns/byte) is 1.4 s
-// less for the cold epoch, whatever of it is the reader's CPU. Measured below its CPU (noise in
-// pooled medians) the storage takes nothing and the CPU is the miss.
+// less for the cold epoch, whatever of it is the reader's CPU, which runs during it. Measured
+// below its CPU (noise in pooled medians) the CPU is the miss.
 TEST(Pipeline, AMeasuredMissTimeReplacesTheDevicesOnItsMediumOnly) {
   const auto device = gpu_device();
   auto workload = file_workload(2000, 16, 100e3);
@@ -255,6 +255,22 @@ TEST(Pipeline, AMeasuredMissTimeReplacesTheDevicesOnItsMediumOnly) {
   EXPECT_NEAR(cold_epoch_s(3e-9, 1e-9, "disk"), device_model_s - 2000 * 0.7e-3, tolerance);
   EXPECT_NEAR(cold_epoch_s(3e-9, 0, "sd-card"), device_model_s, tolerance);
   EXPECT_NEAR(cold_epoch_s(1e-9, 2e-9, "disk"), device_model_s - 2000 * 0.8e-3, tolerance);
+}
+
+// Measured, the medium is busy for a miss's whole time and its CPU runs meanwhile: the two
+// workers of AMissesCpuOverlapsAcrossWorkersWhereTheStorageDoesNot with a miss measured at the
+// device's 1 ms (10 ns/byte), half of it CPU, keep the period of the whole miss on the storage,
+// 2 x 16 x 1 ms + 16 x 60 us, where the unmeasured model overlaps the CPU half (1.56 s).
+TEST(Pipeline, AMeasuredMissHoldsTheMediumWhileItsCpuRuns) {
+  const auto device = gpu_device();
+  auto workload = file_workload(2000, 16, 100e3);
+  workload.costs.miss_cpu_s_per_byte = 5e-9;
+  workload.costs.miss_s_per_byte = 10e-9;
+  workload.costs.miss_storage = "disk";
+  const auto r = simulate(device, workload, run_with(2, 2, 16, 1));
+  expect_clean(r);
+  EXPECT_NEAR(r.epochs.at(0).e2e_s, 125 / 2.0 * (2 * 16 * 1e-3 + 16 * 60e-6), 0.02 * 2.06);
+  EXPECT_DOUBLE_EQ(r.epochs[0].cache_hit_ratio, 0.0);
 }
 
 TEST(Pipeline, DatasetTwiceTheCacheHitsTheLruClosedFormInEpochOne) {
