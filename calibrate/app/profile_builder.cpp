@@ -102,14 +102,20 @@ std::string loader_scaling_source(const CalibrationData& d) {
                      d.preprocess_s_per_sample_by_cores.rbegin()->first);
 }
 
-// The reading thread's CPU a miss costs beyond a hit: the page-cache step's cold pass over its
-// warm one, per byte of the dataset's mean file; 0 (the term left out) without that step or
-// when the difference is not positive.
-double miss_cpu_s_per_byte(const CalibrationData& d) {
+// What a miss costs the reading thread beyond a hit: the page-cache step's cold pass over its
+// warm one (medians of `cold` and `warm`, per sample), per byte of the dataset's mean file; 0
+// (the term left out) without that step or when the difference is not positive.
+double cold_over_warm_per_byte(const CalibrationData& d, std::vector<double> CacheComparison::*cold,
+                               std::vector<double> CacheComparison::*warm) {
   if (!d.cache || d.cache->mean_file_bytes <= 0) return 0;
-  const double extra = median_or_zero(d.cache->cold_fetch_cpu_s_per_sample) -
-                       median_or_zero(d.cache->warm_fetch_cpu_s_per_sample);
+  const double extra = median_or_zero((*d.cache).*cold) - median_or_zero((*d.cache).*warm);
   return extra > 0 ? extra / d.cache->mean_file_bytes : 0.0;
+}
+
+// The reading thread's CPU.
+double miss_cpu_s_per_byte(const CalibrationData& d) {
+  return cold_over_warm_per_byte(d, &CacheComparison::cold_fetch_cpu_s_per_sample,
+                                 &CacheComparison::warm_fetch_cpu_s_per_sample);
 }
 
 std::string miss_cpu_source(const CalibrationData& d) {
@@ -119,13 +125,11 @@ std::string miss_cpu_source(const CalibrationData& d) {
                      d.cache->mean_file_bytes);
 }
 
-// The wall time a miss costs the reading thread beyond a hit, the same passes and divisor as
-// miss_cpu_s_per_byte: what the storage's requests for this reader take, with its CPU.
+// The wall time inside the loader: what the storage's requests for this reader take, with
+// its CPU.
 double miss_s_per_byte(const CalibrationData& d) {
-  if (!d.cache || d.cache->mean_file_bytes <= 0) return 0;
-  const double extra =
-      median_or_zero(d.cache->cold_fetch_s_per_sample) - median_or_zero(d.cache->warm_fetch_s_per_sample);
-  return extra > 0 ? extra / d.cache->mean_file_bytes : 0.0;
+  return cold_over_warm_per_byte(d, &CacheComparison::cold_fetch_s_per_sample,
+                                 &CacheComparison::warm_fetch_s_per_sample);
 }
 
 std::string miss_time_source(const CalibrationData& d) {

@@ -318,8 +318,7 @@ void Pipeline::begin_loading(std::int64_t index, int worker) {
   if (record.cache_misses > 0)
     start_storage_read(index, worker);
   else
-    launch(Stage::memory_read, index, worker, platform_.memory(),
-           static_cast<double>(record.cache_hits) * work_.memory_bytes_per_hit());
+    start_memory_read(index, worker);
 }
 
 // The batch's misses from storage; with a measured miss their kernel CPU runs meanwhile on the
@@ -340,9 +339,14 @@ void Pipeline::on_read_part_done(std::int64_t index, int worker) {
   Batch& batch = batches()[index];
   if (--batch.read_parts_left > 0) return;
   batch.io_s += now() - batch.read_started_s;
-  if (batch.record.cache_hits > 0)
-    launch(Stage::memory_read, index, worker, platform_.memory(),
-           static_cast<double>(batch.record.cache_hits) * work_.memory_bytes_per_hit());
+  start_memory_read(index, worker);
+}
+
+// The batch's hits from the page cache, then its CPU part.
+void Pipeline::start_memory_read(std::int64_t index, int worker) {
+  const std::int64_t hits = batches()[index].record.cache_hits;
+  if (hits > 0)
+    launch(Stage::memory_read, index, worker, platform_.memory(), static_cast<double>(hits) * work_.memory_bytes_per_hit());
   else
     start_worker_cpu(index, worker);
 }

@@ -133,6 +133,7 @@ class Pipeline {
   void begin_loading(std::int64_t batch, int worker);
   void start_storage_read(std::int64_t index, int worker);
   void on_read_part_done(std::int64_t index, int worker);
+  void start_memory_read(std::int64_t index, int worker);
   void start_worker_cpu(std::int64_t index, int worker);
   void launch_loader_piece(std::int64_t index, int worker);
   int loader_pieces(std::int64_t index);

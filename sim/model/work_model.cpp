@@ -10,6 +10,25 @@
 
 namespace edgetwin {
 
+// A miss measured with the workload's own reader on this medium replaces the request model:
+// the same files take three times as long through a reader that reads them in small chunks
+// as through one that takes a file in one read. The medium serves one such miss at a time,
+// its CPU included, so it is busy for the whole measured time while that CPU runs beside it
+// (docs/model.md, *A miss's time, measured*).
+double WorkModel::storage_work_per_miss(const CostSpec& costs, const StorageSpec& storage) const {
+  if (measured_miss_) return costs.miss_s_per_byte * sample_bytes_ * storage.read_bw_bytes_per_s;
+  // Reading a file whose pages are not cached also reads its inode and extent block first:
+  // one more small request per file.
+  constexpr double metadata_requests_per_file = 1;
+  const double requests = std::ceil(sample_bytes_ / storage.request_bytes) + metadata_requests_per_file;
+  const double work = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
+  // A storage read's measured time holds the reader's own kernel CPU; with that CPU measured
+  // (costs.miss_cpu_s_per_byte) it runs on the reader's core instead, where it competes with
+  // the other workers (docs/model.md, *A miss's CPU*). At least nothing is left to the storage.
+  const double miss_cpu_s = costs.miss_cpu_s_per_byte * sample_bytes_;
+  return std::max(0.0, work - miss_cpu_s * storage.read_bw_bytes_per_s);
+}
+
 WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, const StorageSpec& storage)
     : costs_(workload.costs),
       dataset_(workload.dataset),
@@ -18,28 +37,14 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
       update_s_(0),
       gradient_bytes_(4.0 * static_cast<double>(workload.model_spec.parameters)),
       cpu_cores_(device.cpu.cores),
+      step_scaling_cores_(device.maxima ? device.maxima->cores : device.cpu.cores),
       memory_bandwidth_(device.memory.bandwidth_bytes_per_s),
       gpu_freq_hz_(device.gpu ? device.gpu->freq_hz : 0.0),
       emc_freq_hz_(device.memory.emc_freq_hz),
       sample_bytes_(workload.dataset.sample_bytes),
+      measured_miss_(workload.costs.miss_s_per_byte > 0 && workload.costs.miss_storage == storage.name),
       worker_startup_cycles_(cpu_cycles(workload.costs.worker_startup_cpu_s)) {
-  // Reading a file whose pages are not cached also reads its inode and extent block first:
-  // one more small request per file.
-  constexpr double metadata_requests_per_file = 1;
-  const double requests = std::ceil(sample_bytes_ / storage.request_bytes) + metadata_requests_per_file;
-  storage_work_per_miss_ = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
-  // A storage read's measured time holds the reader's own kernel CPU; with that CPU measured
-  // (costs.miss_cpu_s_per_byte) it runs on the reader's core instead, where it competes with
-  // the other workers (docs/model.md, *A miss's CPU*). At least nothing is left to the storage.
-  const double miss_cpu_s = workload.costs.miss_cpu_s_per_byte * sample_bytes_;
-  storage_work_per_miss_ = std::max(0.0, storage_work_per_miss_ - miss_cpu_s * storage.read_bw_bytes_per_s);
-  // A miss measured with the workload's own reader on this medium replaces the request model:
-  // the same files take three times as long through a reader that reads them in small chunks
-  // as through one that takes a file in one read. The medium serves one such miss at a time,
-  // its CPU included, so it is busy for the whole measured time while that CPU runs beside it
-  // (docs/model.md, *A miss's time, measured*).
-  measured_miss_ = workload.costs.miss_s_per_byte > 0 && workload.costs.miss_storage == storage.name;
-  if (measured_miss_) storage_work_per_miss_ = workload.costs.miss_s_per_byte * sample_bytes_ * storage.read_bw_bytes_per_s;
+  storage_work_per_miss_ = storage_work_per_miss(workload.costs, storage);
   if (link_) {
     const auto roofline = device_roofline(device, 1);
     if (roofline) update_s_ = update_step_s(workload.model_spec, *roofline);
@@ -86,7 +91,7 @@ double WorkModel::receive_cycles(double samples) const {
 }
 
 double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const {
-  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, work.cpu_compute_threads,
+  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, step_scaling_cores_, work.cpu_compute_threads,
                                   static_cast<double>(work.samples)};
   if (!contention.measured()) return work.cpu_compute_cycles_per_thread;
   return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));

@@ -101,6 +101,7 @@ class WorkModel {
   double cpu_cycles(double cpu_seconds) const { return cpu_seconds * costs_.reference_cpu_freq_hz; }
   double gpu_step_s(double reference_s) const;
   double receive_cycles(double samples) const;
+  double storage_work_per_miss(const CostSpec& costs, const StorageSpec& storage) const;
 
   CostSpec costs_;
   DatasetSpec dataset_;
@@ -109,13 +110,14 @@ class WorkModel {
   double update_s_;
   double gradient_bytes_;
   int cpu_cores_;
+  int step_scaling_cores_;  // costs.cpu_step_scaling was measured with all the device's cores online
   double memory_bandwidth_;
   double gpu_freq_hz_;
   double emc_freq_hz_;
   double sample_bytes_;
-  double storage_work_per_miss_;
-  bool measured_miss_ = false;
+  bool measured_miss_;
   double worker_startup_cycles_;
+  double storage_work_per_miss_ = 0;
 };
 
 // RAM left for the page cache once the OS and the training processes have theirs.

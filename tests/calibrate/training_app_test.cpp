@@ -117,15 +117,26 @@ TEST(CalibrateProfile, LoaderScalingIsTheMeanPreprocessBesideBusyCoresOverOneThr
   EXPECT_TRUE(build_profile(d).profile.costs.loader_scaling.empty());
 }
 
+// The page-cache step's cold and warm passes, per sample, over a dataset whose mean file is
+// 80,000 bytes, read from virtio-disk.
+using PassField = std::vector<double> CacheComparison::*;
+CalibrationData with_page_cache_step(PassField cold, std::vector<double> cold_values, PassField warm,
+                                     std::vector<double> warm_values) {
+  CalibrationData d = sample_data();
+  CacheComparison cache;
+  cache.*cold = std::move(cold_values);
+  cache.*warm = std::move(warm_values);
+  cache.mean_file_bytes = 80000;
+  cache.storage_name = "virtio-disk";
+  d.cache = std::move(cache);
+  return d;
+}
+
 // A miss's CPU: the cold pass's reading-thread CPU over the warm pass's, medians 200 and 40 us
 // a sample, over the mean file of 80,000 bytes: 2 ns a byte. A cold pass no dearer: no term.
 TEST(CalibrateProfile, AMissesCpuIsTheColdPassOverTheWarmPerByteOfTheMeanFile) {
-  CalibrationData d = sample_data();
-  CacheComparison cache;
-  cache.cold_fetch_cpu_s_per_sample = {190e-6, 200e-6, 230e-6};
-  cache.warm_fetch_cpu_s_per_sample = {40e-6, 35e-6, 45e-6};
-  cache.mean_file_bytes = 80000;
-  d.cache = cache;
+  CalibrationData d = with_page_cache_step(&CacheComparison::cold_fetch_cpu_s_per_sample, {190e-6, 200e-6, 230e-6},
+                                          &CacheComparison::warm_fetch_cpu_s_per_sample, {40e-6, 35e-6, 45e-6});
   const ProfileDocument doc = build_profile(d);
   EXPECT_NEAR(doc.profile.costs.miss_cpu_s_per_byte, 2e-9, 1e-21);
   EXPECT_NE(doc.profile.costs.provenance.source.find("miss_cpu_s_per_byte: the page-cache step's cold pass"),
@@ -139,13 +150,8 @@ TEST(CalibrateProfile, AMissesCpuIsTheColdPassOverTheWarmPerByteOfTheMeanFile) {
 // over the mean file of 80,000 bytes: 1 ns a byte, on the medium the setup named. A cold pass
 // no slower: no term, and no medium.
 TEST(CalibrateProfile, AMissesTimeIsTheColdPassOverTheWarmWallTimeOnTheNamedMedium) {
-  CalibrationData d = sample_data();
-  CacheComparison cache;
-  cache.cold_fetch_s_per_sample = {110e-6, 120e-6, 150e-6};
-  cache.warm_fetch_s_per_sample = {45e-6, 40e-6, 35e-6};
-  cache.mean_file_bytes = 80000;
-  cache.storage_name = "virtio-disk";
-  d.cache = cache;
+  CalibrationData d = with_page_cache_step(&CacheComparison::cold_fetch_s_per_sample, {110e-6, 120e-6, 150e-6},
+                                          &CacheComparison::warm_fetch_s_per_sample, {45e-6, 40e-6, 35e-6});
   const ProfileDocument doc = build_profile(d);
   EXPECT_NEAR(doc.profile.costs.miss_s_per_byte, 1e-9, 1e-21);
   EXPECT_EQ(doc.profile.costs.miss_storage, "virtio-disk");

@@ -4,6 +4,7 @@
 // Closed forms on a 2-core, 1 GHz CPU-only device; without the terms, the model before them.
 #include <gtest/gtest.h>
 
+#include "sim/config/operating_point.hpp"
 #include "sim/model/cpu_step_scaling.hpp"
 #include "sim/model/loader_scaling.hpp"
 #include "tests/sim/scenario.hpp"
@@ -79,12 +80,41 @@ TEST(CpuStepScaling, StretchesBetweenWorkersFinishingTakeTheirOwnFactors) {
   // engine: wall 3 per unit of work, 1/3 unit done, amount 1/3 x 3 x 2/3 = 2/3.
   // Beside 1 worker (unit 1-4): factor 2, share 1: wall 2 per unit, 1.5 units, amount 3.
   // Alone: 3 - 1/3 - 1.5 = 7/6 units at factor 1 (busy 0 not measured), amount 7/6.
-  const StepContention step{points, 2, 1, 16};
+  const StepContention step{points, 2, 2, 1, 16};
   EXPECT_NEAR(step_cycles_beside(step, 3.0, {4.0, 1.0}), 2.0 / 3 + 3.0 + 7.0 / 6, 1e-12);
   // More workers than measured: beside 3, the factor of 2 busy and fair sharing for the third.
   // Per unit: wall 3 x (2/3) / (2/4) = 4, amount 3 x 2/3 = 2; a step of 1 unit within 10.
   EXPECT_NEAR(step_cycles_beside(step, 1.0, {10.0, 10.0, 10.0}), 2.0, 1e-12);
   EXPECT_NEAR(step_cycles_beside(step, 3.0, {}), 3.0, 1e-12);  // no worker busy
+}
+
+TEST(CpuStepScaling, AFactorMeasuredOnMoreCoresCostsTheSameCpuPerUnitOnFewer) {
+  const std::vector<StepScalingPoint> points{{1, 2, 16, 1.8}};
+  // Measured on 2 cores beside 2 spinners: share 2/3 there, so a unit of the step costs
+  // 1.8 x 2/3 = 1.2 units of CPU. On 1 core beside 2 workers the engine shares at 1/3: the
+  // amount stays 1.2 per unit (wall 3.6 per unit); the one core's own share, 1/3, would have
+  // made it 0.6, less work than the step's own.
+  const StepContention one_core{points, 1, 2, 1, 16};
+  EXPECT_NEAR(step_cycles_beside(one_core, 1.0, {10.0, 10.0}), 1.2, 1e-12);
+  const StepContention two_cores{points, 2, 2, 1, 16};
+  EXPECT_NEAR(step_cycles_beside(two_cores, 1.0, {10.0, 10.0}), 1.2, 1e-12);
+  // Both workers end at 1.8 (wall 3.6 per unit on one core): 0.5 units beside them, 0.5 alone.
+  EXPECT_NEAR(step_cycles_beside(one_core, 1.0, {1.8, 1.8}), 0.5 * 1.2 + 0.5, 1e-12);
+}
+
+TEST(CpuStepScaling, OneCoreBesideWorkersTakesAtLeastTheSumOfTheWork) {
+  auto w = one_thread_step();
+  w.costs.cpu_step_scaling = {{1, 1, 16, 1.1}, {1, 2, 16, 1.8}};  // measured on the device's 2 cores
+  DeviceSpec device = cpu_device(2);
+  device = apply_operating_point(device, [&] {
+    OperatingPoint p = max_operating_point(device);
+    p.cores = 1;
+    return p;
+  }());
+  const auto r = simulate(device, w, run_with(2, 2, 16, 1));
+  expect_clean(r);
+  // 50 batches of 16 x 60 us of loading and a 2 ms step share one core: at least their sum.
+  EXPECT_GE(r.epochs.at(0).e2e_s, 50 * (16 * 60e-6 + 2e-3) - 1e-9);
 }
 
 TEST(CpuStepScaling, TheTrainerLoadingItselfIsNotABusyCore) {
