@@ -10,6 +10,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/config/run_validator.hpp"
 #include "sim/config/seeded_random.hpp"
 #include "sim/model/activity_completion.hpp"
 #include "sim/model/engine_session.hpp"
@@ -75,13 +76,12 @@ struct Trainer {
   Trainer(const RoundDevice& spec, sg4::NetZone* root, std::size_t index)
       : sampler(spec.workload.dataset.samples, spec.run.loader.shuffle && order_matters(spec.workload.dataset),
                 spec.run.seed),
-        trainer(spec.device, storage_of(spec), spec.workload, spec.run,
+        trainer(spec.device, storage_spec_of(spec), spec.workload, spec.run,
                 page_cache_capacity_bytes(spec.device, spec.workload, spec.run.loader), sampler, observer, root,
                 "d" + std::to_string(index)) {}
 
-  static const StorageSpec& storage_of(const RoundDevice& spec) {
-    const std::string& name = spec.run.storage.empty() ? spec.device.default_storage : spec.run.storage;
-    const StorageSpec* storage = spec.device.find_storage(name);
+  static const StorageSpec& storage_spec_of(const RoundDevice& spec) {
+    const StorageSpec* storage = spec.device.find_storage(storage_of(spec.run, spec.device));
     return storage != nullptr ? *storage : spec.device.storage.front();
   }
 

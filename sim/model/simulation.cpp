@@ -13,6 +13,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/toml_reader.hpp"
 #include "sim/config/option_checks.hpp"
+#include "sim/config/run_validator.hpp"
 #include "sim/model/engine_inputs.hpp"
 #include "sim/config/training_memory.hpp"
 #include "sim/model/engine_session.hpp"
@@ -67,7 +68,7 @@ Simulation::Simulation(DeviceSpec device, WorkloadSpec workload, RunConfig run) 
 std::size_t Simulation::add_member(DeviceSpec device, WorkloadSpec workload, RunConfig run) {
   Member m{std::move(device), std::move(workload), std::move(run), 0, 0, {}};
   m.workload.loader = m.run.loader;
-  const std::string storage = m.run.storage.empty() ? m.device.default_storage : m.run.storage;
+  const std::string& storage = storage_of(m.run, m.device);
   const StorageSpec* found = m.device.find_storage(storage);
   if (found == nullptr) {
     const std::string message = unknown_choice_message("storage", storage, m.device.storage_names());

@@ -127,6 +127,14 @@ std::vector<std::string> estimated_inputs(const DeviceSpec& device, const Worklo
   note(fmt::format("{} memory", device.name), device.memory.provenance);
   if (device.power) note(fmt::format("{} power", device.name), device.power->provenance);
   note(fmt::format("{} storage {}", device.name, storage.name), storage.provenance);
+  // A miss time measured on another medium (a profile calibrated without --storage-name, or
+  // for another of the device's media) does not price this run's misses (sim/model/work_model.cpp).
+  const CostSpec& c = workload.costs;
+  if (storage.provenance.is_estimate() && c.miss_s_per_byte > 0 && c.miss_storage != storage.name) {
+    lines.push_back(fmt::format("{} miss time: the profile's was measured on \"{}\", not on {}, so the guessed storage "
+                                "model above prices this run's misses",
+                                workload.name, c.miss_storage, storage.name));
+  }
   if (!device.power_modes.empty()) note(fmt::format("{} power modes", device.name), device.power_modes_provenance);
   note(fmt::format("{} costs", workload.name), workload.costs.provenance);
   note(fmt::format("{} footprint", workload.name), workload.footprint.provenance);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/model/work_model.hpp"
+#include "sim/report/report_writer.hpp"
 #include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
@@ -271,6 +272,31 @@ TEST(Pipeline, AMeasuredMissHoldsTheMediumWhileItsCpuRuns) {
   expect_clean(r);
   EXPECT_NEAR(r.epochs.at(0).e2e_s, 125 / 2.0 * (2 * 16 * 1e-3 + 16 * 60e-6), 0.02 * 2.06);
   EXPECT_DOUBLE_EQ(r.epochs[0].cache_hit_ratio, 0.0);
+}
+
+// The report says when a measured miss time is for another medium than the run's and the
+// run's medium is a guess: a profile calibrated with the default --storage-name on a device
+// whose medium has another name would otherwise be priced by the guess without a word.
+TEST(Pipeline, AMissTimeMeasuredOnAnotherMediumIsNamedAmongTheEstimates) {
+  auto device = gpu_device();
+  auto workload = file_workload(2000, 16, 100e3);
+  workload.costs.miss_s_per_byte = 3e-9;
+  workload.costs.miss_storage = "local-disk";
+  StorageSpec storage = device.storage.front();
+  storage.provenance.kind = "estimate";
+  auto mentions_miss_time = [&] {
+    const auto lines = estimated_inputs(device, workload, storage);
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+      return line.find("miss time: the profile's was measured on \"local-disk\", not on " + storage.name) !=
+             std::string::npos;
+    });
+  };
+  EXPECT_TRUE(mentions_miss_time());
+  workload.costs.miss_storage = storage.name;  // measured on this medium: it prices the misses
+  EXPECT_FALSE(mentions_miss_time());
+  workload.costs.miss_storage = "local-disk";
+  storage.provenance.kind = "measured";  // a measured medium is not among the estimates
+  EXPECT_FALSE(mentions_miss_time());
 }
 
 TEST(Pipeline, DatasetTwiceTheCacheHitsTheLruClosedFormInEpochOne) {
