@@ -177,6 +177,8 @@ struct ComputeCurve {
 // as a multiple of the compute curve's step at that batch size (which was measured at
 // compute_threads threads with nothing else running). It records what fair sharing of cores
 // misses: intra-op threads that wait at barriers for a thread the kernel has descheduled.
+// Measured with all of the device's cores online: the model reads the fair share it contains
+// on those cores, whatever cores a run has (sim/model/cpu_step_scaling.hpp).
 struct StepScalingPoint {
   int threads = 1;
   int busy_cores = 0;
