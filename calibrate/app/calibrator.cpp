@@ -148,6 +148,7 @@ std::uint64_t Calibrator::input_bytes_per_sample() const {
 void Calibrator::probe() {
   RunSpec spec = base_spec();
   spec.max_batches_per_epoch = 3;
+  read_ahead(spec, *dataset_);
   const RunResult r = run_training(spec, *dataset_);
   const auto batches = timed_batches(r.batches, 1);
   batch_s_ = std::max(1e-6, mean_of_field(batches, &MeasuredBatch::wait_s) + mean_of_field(batches, step_field()));
@@ -238,11 +239,20 @@ void Calibrator::measure_host_benchmarks() {
   progress_.end_step();
 }
 
+// The loader costs are a warm page cache's (misses are priced apart: measure_cache). Nothing
+// else makes a run's files resident: a calibration that followed an eviction or a memory
+// balloon read them from storage, and its fetch cost 3-5x a warm one (104-145 us a sample
+// against 24-38 us on host-x86-2core; docs/calibrate.md, *Warm sequential runs*).
+RunResult Calibrator::train_warm(const RunSpec& spec) {
+  read_ahead(spec, *dataset_);
+  return train(spec);
+}
+
 void Calibrator::run_sequential(int rep) {
   RunSpec spec = base_spec();
   spec.max_batches_per_epoch = sequential_.total();
   spec.seed = setup_.seed + static_cast<std::uint64_t>(rep);  // another slice of the data each time
-  const RunResult r = train(spec);
+  const RunResult r = train_warm(spec);
   const auto batches = timed_batches(r.batches, static_cast<std::size_t>(sequential_.warmup));
   data_.fetch_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::fetch_s));
   data_.fetch_cpu_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::fetch_cpu_s));
@@ -381,7 +391,7 @@ void Calibrator::sweep_clocks() {
     controller.apply(clock_setting(point));
     RunSpec spec = base_spec();
     spec.max_batches_per_epoch = sequential_.total();
-    const auto batches = timed_batches(train(spec).batches, static_cast<std::size_t>(sequential_.warmup));
+    const auto batches = timed_batches(train_warm(spec).batches, static_cast<std::size_t>(sequential_.warmup));
     const std::string label = "sweep_" + point.label();
     data_.extra.push_back(summarize(fmt::format("{}_compute_s_bs{}", label, p.batch_size),
                                     field_values(batches, &MeasuredBatch::compute_s), "s/batch"));

@@ -56,6 +56,7 @@ class Calibrator {
  private:
   RunSpec base_spec() const;
   RunResult train(const RunSpec& spec);
+  RunResult train_warm(const RunSpec& spec);  // its samples read once first (read_ahead)
   BatchField step_field() const;
   void detect_clocks();
   void probe();

@@ -46,6 +46,13 @@ std::vector<BatchTask> make_epoch_tasks(const EpochSampler& sampler, std::int64_
   return tasks;
 }
 
+EpochSampler run_sampler(const RunSpec& spec, const Dataset& dataset) {
+  const std::int64_t samples = spec.max_samples > 0
+                                   ? std::min<std::int64_t>(spec.max_samples, static_cast<std::int64_t>(dataset.size()))
+                                   : static_cast<std::int64_t>(dataset.size());
+  return EpochSampler(samples, spec.loader.batch_size, spec.loader.shuffle, spec.loader.drop_last, spec.seed);
+}
+
 std::optional<double> dataset_residency(const Dataset& dataset, bool wanted) {
   if (!wanted) return std::nullopt;
   return files_residency(dataset.files()).fraction();
@@ -243,12 +250,7 @@ RunResult run_training(const RunSpec& spec, const Dataset& dataset, RunObserver*
   const auto run_start = WallClock::now();
   RuntimeScope runtime(spec.cpus, spec.intra_op_threads);
   const c10::Device device = resolve_run_device(spec.device);
-  const std::int64_t samples = spec.max_samples > 0
-                                   ? std::min<std::int64_t>(spec.max_samples, static_cast<std::int64_t>(dataset.size()))
-                                   : static_cast<std::int64_t>(dataset.size());
-  RunContext ctx{
-      spec,    dataset, observer, EpochSampler(samples, spec.loader.batch_size, spec.loader.shuffle, spec.loader.drop_last, spec.seed),
-      nullptr, nullptr, nullptr,  nullptr};
+  RunContext ctx{spec, dataset, observer, run_sampler(spec, dataset), nullptr, nullptr, nullptr, nullptr};
   ctx.transform = make_transform(spec.format, spec.crop_size);
   ctx.preparer = std::make_unique<BatchPreparer>(dataset, *ctx.transform, spec.seed);
   const int classes = spec.num_classes > 0 ? spec.num_classes : dataset.num_classes();
@@ -262,12 +264,27 @@ RunResult run_training(const RunSpec& spec, const Dataset& dataset, RunObserver*
   result.device_used = device.str();
   result.intra_op_threads = runtime.intra_op_threads();
   result.libtorch_version = libtorch_version();
-  result.dataset_samples = samples;
+  result.dataset_samples = ctx.sampler.samples();
   result.rss_after_setup_bytes = resident_bytes();
   run_epochs(ctx, result);
   result.peak_rss_bytes = peak_resident_bytes();
   result.total_s = seconds_between(run_start, WallClock::now());
   return result;
+}
+
+std::vector<std::int64_t> samples_read(const RunSpec& spec, const Dataset& dataset) {
+  const EpochSampler sampler = run_sampler(spec, dataset);
+  std::vector<std::int64_t> samples;
+  for (std::int64_t epoch = 0; epoch < spec.epochs; ++epoch) {
+    for (const auto& task : make_epoch_tasks(sampler, epoch, spec.max_batches_per_epoch)) {
+      samples.insert(samples.end(), task.samples.begin(), task.samples.end());
+    }
+  }
+  return samples;
+}
+
+void read_ahead(const RunSpec& spec, const Dataset& dataset) {
+  for (const std::int64_t sample : samples_read(spec, dataset)) (void)dataset.fetch(static_cast<std::size_t>(sample));
 }
 
 }  // namespace edgetwin::calibrate

@@ -9,6 +9,9 @@
 // and the CPU mask are restored before it returns or throws.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "calibrate/datasets/dataset.hpp"
 #include "calibrate/training/run_observer.hpp"
 #include "calibrate/training/run_result.hpp"
@@ -19,5 +22,13 @@ namespace edgetwin::calibrate {
 RunResult run_training(const RunSpec& spec, RunObserver* observer = nullptr);
 // With a dataset already open (several runs over one dataset: open it once).
 RunResult run_training(const RunSpec& spec, const Dataset& dataset, RunObserver* observer = nullptr);
+
+// The samples run_training(spec, dataset) reads, epoch after epoch, in the order its batches
+// hold them (max_samples and max_batches_per_epoch applied): what a caller reads ahead to make
+// a run's files resident (Calibrator's warm sequential runs).
+std::vector<std::int64_t> samples_read(const RunSpec& spec, const Dataset& dataset);
+// Fetches each of them once, untimed: a file-per-sample dataset's files are then in the page
+// cache, as a warm run needs them (in-RAM formats: a copy, nothing more).
+void read_ahead(const RunSpec& spec, const Dataset& dataset);
 
 }  // namespace edgetwin::calibrate

@@ -234,6 +234,11 @@ struct CostSpec {
                                                  // workload's reader on miss_storage: how the reader's
                                                  // requests meet that medium (0: the device's model)
   std::string miss_storage;                      // the medium miss_s_per_byte was measured on
+
+  // Whether a measured miss time prices this medium's misses (else the device's request model).
+  bool measured_miss_on(const std::string& storage_name) const {
+    return miss_s_per_byte > 0 && miss_storage == storage_name;
+  }
 };
 
 // RAM the training process takes; the page cache gets what is left.

@@ -15,8 +15,8 @@ namespace edgetwin {
 // as through one that takes a file in one read. The medium serves one such miss at a time,
 // its CPU included, so it is busy for the whole measured time while that CPU runs beside it
 // (docs/model.md, *A miss's time, measured*).
-double WorkModel::storage_work_per_miss(const CostSpec& costs, const StorageSpec& storage) const {
-  if (measured_miss_) return costs.miss_s_per_byte * sample_bytes_ * storage.read_bw_bytes_per_s;
+double WorkModel::storage_work_per_miss(const StorageSpec& storage) const {
+  if (measured_miss_) return costs_.miss_s_per_byte * sample_bytes_ * storage.read_bw_bytes_per_s;
   // Reading a file whose pages are not cached also reads its inode and extent block first:
   // one more small request per file.
   constexpr double metadata_requests_per_file = 1;
@@ -25,7 +25,7 @@ double WorkModel::storage_work_per_miss(const CostSpec& costs, const StorageSpec
   // A storage read's measured time holds the reader's own kernel CPU; with that CPU measured
   // (costs.miss_cpu_s_per_byte) it runs on the reader's core instead, where it competes with
   // the other workers (docs/model.md, *A miss's CPU*). At least nothing is left to the storage.
-  const double miss_cpu_s = costs.miss_cpu_s_per_byte * sample_bytes_;
+  const double miss_cpu_s = costs_.miss_cpu_s_per_byte * sample_bytes_;
   return std::max(0.0, work - miss_cpu_s * storage.read_bw_bytes_per_s);
 }
 
@@ -42,9 +42,9 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
       gpu_freq_hz_(device.gpu ? device.gpu->freq_hz : 0.0),
       emc_freq_hz_(device.memory.emc_freq_hz),
       sample_bytes_(workload.dataset.sample_bytes),
-      measured_miss_(workload.costs.miss_s_per_byte > 0 && workload.costs.miss_storage == storage.name),
+      measured_miss_(workload.costs.measured_miss_on(storage.name)),
       worker_startup_cycles_(cpu_cycles(workload.costs.worker_startup_cpu_s)) {
-  storage_work_per_miss_ = storage_work_per_miss(workload.costs, storage);
+  storage_work_per_miss_ = storage_work_per_miss(storage);
   if (link_) {
     const auto roofline = device_roofline(device, 1);
     if (roofline) update_s_ = update_step_s(workload.model_spec, *roofline);

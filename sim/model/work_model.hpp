@@ -101,7 +101,7 @@ class WorkModel {
   double cpu_cycles(double cpu_seconds) const { return cpu_seconds * costs_.reference_cpu_freq_hz; }
   double gpu_step_s(double reference_s) const;
   double receive_cycles(double samples) const;
-  double storage_work_per_miss(const CostSpec& costs, const StorageSpec& storage) const;
+  double storage_work_per_miss(const StorageSpec& storage) const;
 
   CostSpec costs_;
   DatasetSpec dataset_;

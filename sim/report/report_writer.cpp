@@ -130,7 +130,7 @@ std::vector<std::string> estimated_inputs(const DeviceSpec& device, const Worklo
   // A miss time measured on another medium (a profile calibrated without --storage-name, or
   // for another of the device's media) does not price this run's misses (sim/model/work_model.cpp).
   const CostSpec& c = workload.costs;
-  if (storage.provenance.is_estimate() && c.miss_s_per_byte > 0 && c.miss_storage != storage.name) {
+  if (storage.provenance.is_estimate() && c.miss_s_per_byte > 0 && !c.measured_miss_on(storage.name)) {
     lines.push_back(fmt::format("{} miss time: the profile's was measured on \"{}\", not on {}, so the guessed storage "
                                 "model above prices this run's misses",
                                 workload.name, c.miss_storage, storage.name));

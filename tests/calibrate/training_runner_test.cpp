@@ -2,12 +2,16 @@
 // Uses only the torch-free API, as they do.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "sim/config/config_error.hpp"
 #include "calibrate/datasets/dataset_factory.hpp"
+#include "calibrate/datasets/jpeg_folder.hpp"
 #include "calibrate/datasets/synthetic_dataset.hpp"
+#include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/training/epoch_sampler.hpp"
 #include "calibrate/training/torch_runtime.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "tests/calibrate/training_test_support.hpp"
@@ -107,6 +111,47 @@ TEST_F(TrainingRunner, MaxBatchesAndMaxSamplesLimitTheEpoch) {
   spec.max_batches_per_epoch = 3;
   const RunResult few = run_training(spec);
   EXPECT_EQ(few.epochs[0].batches, 3);
+}
+
+// The samples a run reads are its sampler's batches, epoch after epoch, cut where the run is:
+// 3 batches of 16 of a 100-sample slice, in each of 2 epochs.
+TEST_F(TrainingRunner, SamplesReadAreTheSamplersBatchesCutWhereTheRunIs) {
+  RunSpec spec = lenet_spec(0);
+  spec.max_samples = 100;
+  spec.max_batches_per_epoch = 3;
+  spec.seed = 11;
+  const auto dataset = open_dataset(DatasetFormat::mnist, spec.dataset_dir);
+  const std::vector<std::int64_t> read = samples_read(spec, *dataset);
+  ASSERT_EQ(read.size(), 2u * 3 * 16);
+  const EpochSampler sampler(100, 16, spec.loader.shuffle, spec.loader.drop_last, 11);
+  std::vector<std::int64_t> expected;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    const auto batches = sampler.batches(epoch);
+    for (int b = 0; b < 3; ++b) expected.insert(expected.end(), batches[b].begin(), batches[b].end());
+  }
+  EXPECT_EQ(read, expected);
+  EXPECT_TRUE(std::all_of(read.begin(), read.end(), [](std::int64_t i) { return i >= 0 && i < 100; }));
+}
+
+// A calibration's warm runs (Calibrator::train_warm): after read_ahead the files of exactly the
+// samples the run reads are in the page cache, and the rest of an evicted folder is not.
+TEST_F(TrainingRunner, ReadAheadMakesExactlyTheRunsFilesResident) {
+  make_dataset(DatasetFormat::jpeg_folder, 40, 16, dir_->path() / "jpeg", 5, 2);
+  const JpegFolderDataset dataset(dir_->path() / "jpeg");
+  evict_files(dataset.files());
+  RunSpec spec = lenet_spec(0);
+  spec.format = DatasetFormat::jpeg_folder;
+  spec.dataset_dir = dir_->path() / "jpeg";
+  spec.epochs = 1;
+  spec.loader.batch_size = 4;
+  spec.max_batches_per_epoch = 2;
+  read_ahead(spec, dataset);
+  const std::vector<std::int64_t> read = samples_read(spec, dataset);
+  ASSERT_EQ(read.size(), 8u);
+  for (std::size_t i = 0; i < dataset.size(); ++i) {
+    const bool wanted = std::find(read.begin(), read.end(), static_cast<std::int64_t>(i)) != read.end();
+    EXPECT_EQ(file_residency(dataset.sample_path(i)).fraction(), wanted ? 1.0 : 0.0) << "sample " << i;
+  }
 }
 
 TEST_F(TrainingRunner, ThreadCountIsSetForTheRunAndRestoredAfter) {

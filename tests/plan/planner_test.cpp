@@ -171,7 +171,9 @@ TEST_F(Planner, BalancedObjectiveFinishesAsCloseToTheTargetAsEachDeviceCan) {
     EXPECT_LE(mine, plan.balanced_target_s + 1e-9);
     for (std::size_t c = 0; c < table.candidates(d); ++c) {
       const double other = table.at(d, c).finish_s();
-      if (other <= plan.balanced_target_s) EXPECT_LE(other, mine + 1e-12) << f.devices[d].name;
+      if (other <= plan.balanced_target_s) {
+        EXPECT_LE(other, mine + 1e-12) << f.devices[d].name;
+      }
     }
   }
 }
