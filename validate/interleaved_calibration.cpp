@@ -35,9 +35,17 @@ std::vector<double> of_rounds(const std::vector<ProfileSpec>& rounds, double Cos
   return values;
 }
 
-void pool_if_measured(double& cost, const std::string& name, const std::vector<double>& values, const std::string& unit,
-                      std::vector<Measurement>& records) {
-  if (std::any_of(values.begin(), values.end(), [](double v) { return v > 0; })) cost = pooled_value(name, values, unit, records);
+// A term some rounds measure and others cannot (no balloon, a disturbed probe, a trace without
+// workers) is the median over the rounds that measured it: those with its record, so that a
+// measured 0 counts (the reclaim probe finds no reclaim on this VM), else those above 0. A
+// round that could not measure it leaves 0, which is not a measurement.
+void pool_if_measured(double& cost, const std::string& name, const std::vector<ProfileSpec>& rounds,
+                      double CostSpec::*field, const std::string& unit, std::vector<Measurement>& records) {
+  std::vector<double> values;
+  for (const auto& r : rounds) {
+    if (r.costs.*field > 0 || r.measurements.contains(name)) values.push_back(r.costs.*field);
+  }
+  if (!values.empty()) cost = pooled_value(name, values, unit, records);
 }
 
 // What calibrated a round, for the pooled provenance: the PyTorch runner's rounds are imports.
@@ -116,24 +124,19 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   c.worker_startup_cpu_s = pooled_value("worker_startup_s", of_rounds(rounds, &CostSpec::worker_startup_cpu_s), "s", m);
   // Derived by calibrate/import from the PyTorch runner's one-worker traces and step-scaling
   // measurements; 0 or none (not measured, nothing to pool) in edgetwin-calibrate's rounds.
-  pool_if_measured(c.receive_cpu_s_per_batch, "receive_s_per_batch", of_rounds(rounds, &CostSpec::receive_cpu_s_per_batch),
-                   "s/batch", m);
-  pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", of_rounds(rounds, &CostSpec::receive_cpu_s_per_byte),
-                   "s/byte", m);
-  pool_if_measured(c.send_cpu_s_per_batch, "send_s_per_batch", of_rounds(rounds, &CostSpec::send_cpu_s_per_batch),
-                   "s/batch", m);
-  pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch",
-                   of_rounds(rounds, &CostSpec::step_with_workers_s_per_batch), "s/batch", m);
-  pool_if_measured(c.background_cpu_s_per_batch, "background_cpu_s_per_batch",
-                   of_rounds(rounds, &CostSpec::background_cpu_s_per_batch), "s/batch", m);
+  pool_if_measured(c.receive_cpu_s_per_batch, "receive_s_per_batch", rounds, &CostSpec::receive_cpu_s_per_batch, "s/batch", m);
+  pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", rounds, &CostSpec::receive_cpu_s_per_byte, "s/byte", m);
+  pool_if_measured(c.send_cpu_s_per_batch, "send_s_per_batch", rounds, &CostSpec::send_cpu_s_per_batch, "s/batch", m);
+  pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch", rounds,
+                   &CostSpec::step_with_workers_s_per_batch, "s/batch", m);
+  pool_if_measured(c.background_cpu_s_per_batch, "background_cpu_s_per_batch", rounds,
+                   &CostSpec::background_cpu_s_per_batch, "s/batch", m);
   // Measured by the reclaim probe (calibrate/hardware/reclaim_probe.hpp) in sessions with a balloon.
-  pool_if_measured(c.reclaim_cpu_s_per_byte, "reclaim_s_per_byte", of_rounds(rounds, &CostSpec::reclaim_cpu_s_per_byte),
-                   "s/byte", m);
+  pool_if_measured(c.reclaim_cpu_s_per_byte, "reclaim_s_per_byte", rounds, &CostSpec::reclaim_cpu_s_per_byte, "s/byte", m);
   // A miss's CPU: both calibrations' cold-then-warm reads of a file-per-sample dataset.
-  pool_if_measured(c.miss_cpu_s_per_byte, "miss_cpu_s_per_byte", of_rounds(rounds, &CostSpec::miss_cpu_s_per_byte),
-                   "s/byte", m);
+  pool_if_measured(c.miss_cpu_s_per_byte, "miss_cpu_s_per_byte", rounds, &CostSpec::miss_cpu_s_per_byte, "s/byte", m);
   // Its wall time, on the session's one medium.
-  pool_if_measured(c.miss_s_per_byte, "miss_s_per_byte", of_rounds(rounds, &CostSpec::miss_s_per_byte), "s/byte", m);
+  pool_if_measured(c.miss_s_per_byte, "miss_s_per_byte", rounds, &CostSpec::miss_s_per_byte, "s/byte", m);
   for (const auto& r : rounds) {
     if (!r.costs.miss_storage.empty()) c.miss_storage = r.costs.miss_storage;
   }

@@ -246,7 +246,7 @@ TEST(PoolProfiles, AMissesTimeIsTheMedianOnItsMedium) {
   rounds[2].costs.miss_s_per_byte = 1.0e-9;
   rounds[1].costs.miss_storage = rounds[2].costs.miss_storage = "virtio-disk";
   const CostSpec c = pool_profiles(rounds, "x", {}).profile.costs;
-  EXPECT_DOUBLE_EQ(c.miss_s_per_byte, 1.0e-9);  // the median of 0, 1.0 and 1.2
+  EXPECT_DOUBLE_EQ(c.miss_s_per_byte, 1.1e-9);  // the median of 1.0 and 1.2: round 0 measured none
   EXPECT_EQ(c.miss_storage, "virtio-disk");
   EXPECT_EQ(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.miss_s_per_byte, 0);
 }
@@ -294,6 +294,23 @@ TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
   EXPECT_TRUE(std::any_of(doc.measurements.begin(), doc.measurements.end(),
                           [](const auto& r) { return r.name == "reclaim_s_per_byte" && r.repetitions == 3; }));
   EXPECT_EQ(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.reclaim_cpu_s_per_byte, 0);
+}
+
+// A round whose probe could not run (a disturbed balloon) leaves 0 and no record: not a
+// measurement, so it stays out of the median; a probe that found no reclaim measured 0, which
+// counts. Rounds: no probe, 0 measured, 3e-9, 5e-9, no probe: the median of 0, 3e-9 and 5e-9.
+TEST(PoolProfiles, ARoundThatMeasuredNothingStaysOutOfTheMedianAndAMeasuredZeroStaysIn) {
+  std::vector<ProfileSpec> rounds(5, round_profile(2e-6, {16}, {1e-3}));
+  for (const auto& [i, value] : {std::pair{1, 0.0}, std::pair{2, 3e-9}, std::pair{3, 5e-9}}) {
+    rounds[i].costs.reclaim_cpu_s_per_byte = value;
+    rounds[i].measurements["reclaim_s_per_byte"] = MeasurementSpec{};
+  }
+  const auto doc = pool_profiles(rounds, "x", {});
+  EXPECT_DOUBLE_EQ(doc.profile.costs.reclaim_cpu_s_per_byte, 3e-9);  // with the 0s of rounds 0 and 4: 0
+  const auto record = std::find_if(doc.measurements.begin(), doc.measurements.end(),
+                                   [](const auto& r) { return r.name == "reclaim_s_per_byte"; });
+  ASSERT_NE(record, doc.measurements.end());
+  EXPECT_EQ(record->repetitions, 3);
 }
 
 }  // namespace
