@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <stdexcept>
@@ -10,10 +12,12 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/app/batch_statistics.hpp"
 #include "calibrate/app/output_files.hpp"
 #include "calibrate/app/profile_builder.hpp"
 #include "calibrate/app/progress_line.hpp"
 #include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/training/training_runner.hpp"
 #include "sim/config/profile_loader.hpp"
 
 namespace edgetwin::validate {
@@ -218,6 +222,73 @@ void InterleavedCalibration::run(int round) {
   }
   std::filesystem::create_directories(dir_);
   calibrate::write_checked_profile(round_file(round), profile);
+}
+
+// Calibration's own reductions of the same fields (Calibrator::run_sequential, step_field on
+// a CPU-only host), so that a probe and a calibration measure the same thing.
+DriftProbe measure_drift_probe(const calibrate::RunSpec& spec, const calibrate::Dataset& dataset) {
+  constexpr std::size_t warmup_batches = 3;
+  calibrate::read_ahead(spec, dataset);
+  const auto batches = calibrate::timed_batches(calibrate::run_training(spec, dataset).batches, warmup_batches);
+  return {calibrate::mean_of_field(batches, &calibrate::MeasuredBatch::train_s),
+          calibrate::per_sample(batches, &calibrate::MeasuredBatch::fetch_s) +
+              calibrate::per_sample(batches, &calibrate::MeasuredBatch::preprocess_s) +
+              calibrate::per_sample(batches, &calibrate::MeasuredBatch::collate_s)};
+}
+
+void follow_drift(calibrate::ProfileDocument& pooled, const std::vector<DriftProbe>& probes, int batch_size) {
+  CostSpec& c = pooled.profile.costs;
+  const auto& sizes = c.compute.batch_sizes;
+  const auto at = std::find(sizes.begin(), sizes.end(), static_cast<double>(batch_size));
+  const double loading = c.fetch_cpu_s_per_sample + c.preprocess_cpu_s_per_sample + c.collate_cpu_s_per_sample;
+  if (probes.empty() || c.reference_gpu_freq_hz > 0 || at == sizes.end() || loading <= 0) return;
+  std::vector<double> steps, loads;
+  for (const auto& p : probes) {
+    steps.push_back(p.step_s);
+    loads.push_back(p.load_s_per_sample);
+  }
+  auto& m = pooled.measurements;
+  const double step_factor =
+      pooled_value(fmt::format("drift_probe_step_s_bs{}", batch_size), steps, "s/batch", m) / c.compute.seconds[at - sizes.begin()];
+  const double load_factor = pooled_value("drift_probe_load_s_per_sample", loads, "s/sample", m) / loading;
+  m.push_back(calibrate::summarize("drift_step_factor", {step_factor}, "x"));
+  m.push_back(calibrate::summarize("drift_load_factor", {load_factor}, "x"));
+  for (double& seconds : c.compute.seconds) seconds *= step_factor;
+  for (double* cost : {&c.fetch_cpu_s_per_sample, &c.preprocess_cpu_s_per_sample, &c.collate_cpu_s_per_sample}) {
+    *cost *= load_factor;
+  }
+  c.provenance.source += fmt::format(
+      "; compute scaled by {:.3f} and loader costs by {:.3f}: the medians of {} sequential probes of {} batches "
+      "taken between the runs over the calibrations' (validate/interleaved_calibration.hpp, follow_drift)",
+      step_factor, load_factor, probes.size(), batch_size);
+}
+
+void InterleavedCalibration::record_drift_probe(const DriftProbe& probe) const {
+  std::filesystem::create_directories(dir_);
+  const std::filesystem::path file = dir_ / "drift-probes.csv";
+  const bool fresh = !std::filesystem::exists(file);
+  std::ofstream out(file, std::ios::app);
+  if (fresh) out << "step_s,load_s_per_sample\n";
+  out << fmt::format("{:.9g},{:.9g}\n", probe.step_s, probe.load_s_per_sample);
+  if (!out.flush()) throw std::runtime_error("cannot append to " + file.string());
+}
+
+void InterleavedCalibration::forget_drift_probes() const { std::filesystem::remove(dir_ / "drift-probes.csv"); }
+
+// Lines a kill cut short are left out: the probes are a sample, not a journal.
+std::vector<DriftProbe> InterleavedCalibration::drift_probes() const {
+  std::vector<DriftProbe> probes;
+  std::ifstream in(dir_ / "drift-probes.csv");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    DriftProbe p;
+    if (std::sscanf(line.c_str(), "%lf,%lf", &p.step_s, &p.load_s_per_sample) == 2 && p.step_s > 0 &&
+        p.load_s_per_sample > 0) {
+      probes.push_back(p);
+    }
+  }
+  return probes;
 }
 
 calibrate::ProfileDocument InterleavedCalibration::pooled(int rounds, const calibrate::ProfileProvenance& provenance) const {

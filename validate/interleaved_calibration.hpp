@@ -23,10 +23,28 @@
 #include <vector>
 
 #include "calibrate/app/calibrator.hpp"
+#include "calibrate/datasets/dataset.hpp"
+#include "calibrate/training/run_spec.hpp"
 #include "calibrate/hardware/reclaim_probe.hpp"
 #include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::validate {
+
+// One probe between runs: a sequential run's mean step (the trainer's whole per-batch work on a
+// CPU-only host, as calibration's compute) and its loading per sample (fetch + preprocess +
+// collate, as calibration's loader costs), warm cache, at the workload's batch size.
+struct DriftProbe {
+  double step_s = 0;
+  double load_s_per_sample = 0;
+};
+
+// Times one probe: `spec` run once, its samples read ahead, its first batches dropped.
+DriftProbe measure_drift_probe(const calibrate::RunSpec& spec, const calibrate::Dataset& dataset);
+
+// Scales a pooled CPU-only profile to the probes: its compute curve by the probes' median step
+// over the curve's point at `batch_size`, its loader costs by their median loading over the
+// profile's. Records both medians and both factors. No probes, or a GPU profile: unchanged.
+void follow_drift(calibrate::ProfileDocument& pooled, const std::vector<DriftProbe>& probes, int batch_size);
 
 class InterleavedCalibration {
  public:
@@ -41,6 +59,16 @@ class InterleavedCalibration {
   // grid's balloon) into costs.reclaim_cpu_s_per_byte; a probe the machine disturbed (the
   // balloon gave memory back) or that could not run leaves the round without it, with a note.
   void measure_reclaim_each_round(calibrate::ReclaimProbeSpec probe) { reclaim_probe_ = std::move(probe); }
+
+  // Between the runs of the rounds (validation_session.cpp), a short sequential run times the
+  // step and the loading at that moment: the calibrations sample the machine for a minute a
+  // round, the runs for the rest of it, and on a shared VM the two drift apart by 20-50 % in
+  // either direction (docs/validation.md, *Following the machine between calibrations*).
+  // Each probe is appended to <dir>/drift-probes.csv as it is taken; follow_drift scales the
+  // pooled compute curve and loader costs to their median.
+  void record_drift_probe(const DriftProbe& probe) const;
+  void forget_drift_probes() const;  // a session that resumes nothing starts without any
+  std::vector<DriftProbe> drift_probes() const;
 
   bool done(int round) const;
   void run(int round);

@@ -457,12 +457,28 @@ void calibrate_round(const ValidateOptions& o, InterleavedCalibration& calibrati
                            calibration.round_file(round).string());
 }
 
+// A drift probe before each run (InterleavedCalibration::record_drift_probe): a sequential run
+// like calibration's, at the workload's batch size, on other samples each time. LibTorch's
+// runner only: the PyTorch runner's probe would start an interpreter (2.5 s) per run.
+void probe_drift(const SessionInputs& in, int round, std::size_t slot) {
+  if (!in.calibration_rounds || in.python) return;
+  constexpr std::int64_t probe_batches = 40;
+  calibrate::RunSpec spec = in.base_spec;
+  spec.loader.workers = 0;
+  spec.loader.batch_size = in.calibration.batch_size;
+  spec.epochs = 1;
+  spec.max_batches_per_epoch = probe_batches;
+  spec.seed = in.grid.seed + 1000 + static_cast<std::uint64_t>(round) * 100 + slot;
+  in.calibration_rounds->record_drift_probe(measure_drift_probe(spec, *in.dataset));
+}
+
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
   const RealRunContext context = run_context(o, in);
   const auto done = journal.load();
   log_resumed(o, done.size(), journal.file());
   journal.open_for_append();
+  if (done.empty() && in.calibration_rounds) in.calibration_rounds->forget_drift_probes();
   const std::size_t n = configs.size();
   for (int round = 0; round < in.grid.repeats; ++round) {
     const std::size_t slots = n + (in.calibration_rounds ? 1 : 0);  // slot n: this round's calibration
@@ -486,6 +502,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
         configs[i].runs.push_back(previous->second);
         continue;
       }
+      probe_drift(in, round, k);
       configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i], round));
       journal.append(round, configs[i].config.name, configs[i].runs.back());
       log_run(o, round, in.grid.repeats, configs[i].config, configs[i].runs.back());
@@ -569,7 +586,13 @@ SessionInfo session_info(const ValidateOptions& o, const SessionInputs& in) {
 void predict_with_pooled_profile(const ValidateOptions& o, const SessionInputs& in, ValidationReport& report) {
   const calibrate::ProfileProvenance provenance{in.host.hostname, in.host.cpu_model, in.host_cores,
                                                 calibrate::libtorch_version(), "see the round files"};
-  const calibrate::ProfileDocument pooled = in.calibration_rounds->pooled(in.grid.repeats, provenance);
+  calibrate::ProfileDocument pooled = in.calibration_rounds->pooled(in.grid.repeats, provenance);
+  const std::vector<DriftProbe> probes = in.calibration_rounds->drift_probes();
+  if (!probes.empty()) {
+    // The medians as the rounds measured them, for --rescore --profile comparisons.
+    calibrate::write_checked_profile(o.out / "profile-without-drift.toml", pooled);
+    follow_drift(pooled, probes, in.calibration.batch_size);
+  }
   const std::filesystem::path file = o.out / "profile.toml";
   calibrate::write_checked_profile(file, pooled);
   RunRequest request = in.request;

@@ -313,5 +313,59 @@ TEST(PoolProfiles, ARoundThatMeasuredNothingStaysOutOfTheMedianAndAMeasuredZeroS
   EXPECT_EQ(record->repetitions, 3);
 }
 
+// Calibration at 4 ms a step of 16 and 20 us + 200 us + 0 us of loading a sample; the probes
+// between the runs took 5, 6 and 7 ms and 260, 240 and 250 us: the curve is scaled by 6 / 4
+// at every batch size and the loader costs by 250 / 220, each keeping its share.
+TEST(FollowDrift, ScalesTheCurveAndTheLoaderToTheProbesMedians) {
+  calibrate::ProfileDocument doc;
+  doc.profile = round_profile(20e-6, {1, 16, 64}, {1e-3, 4e-3, 12e-3});
+  follow_drift(doc, {{5e-3, 260e-6}, {7e-3, 240e-6}, {6e-3, 250e-6}}, 16);
+  const CostSpec& c = doc.profile.costs;
+  EXPECT_DOUBLE_EQ(c.compute.seconds[0], 1.5e-3);
+  EXPECT_DOUBLE_EQ(c.compute.seconds[1], 6e-3);
+  EXPECT_DOUBLE_EQ(c.compute.seconds[2], 18e-3);
+  EXPECT_DOUBLE_EQ(c.fetch_cpu_s_per_sample, 20e-6 * 250.0 / 220.0);
+  EXPECT_DOUBLE_EQ(c.preprocess_cpu_s_per_sample, 200e-6 * 250.0 / 220.0);
+  const auto factor = std::find_if(doc.measurements.begin(), doc.measurements.end(),
+                                   [](const auto& m) { return m.name == "drift_step_factor"; });
+  ASSERT_NE(factor, doc.measurements.end());
+  EXPECT_DOUBLE_EQ(factor->median, 1.5);
+  EXPECT_NE(c.provenance.source.find("scaled by 1.500"), std::string::npos) << c.provenance.source;
+}
+
+// No probes, a batch size the curve lacks, or a GPU step (not the probe's train_s): unchanged.
+TEST(FollowDrift, LeavesAProfileItCannotCompareAsItIs) {
+  for (const auto& [probes, batch_size, gpu_hz] : {std::tuple{std::vector<DriftProbe>{}, 16, 0.0},
+                                                   std::tuple{std::vector<DriftProbe>{{5e-3, 1e-4}}, 32, 0.0},
+                                                   std::tuple{std::vector<DriftProbe>{{5e-3, 1e-4}}, 16, 1.3e9}}) {
+    calibrate::ProfileDocument doc;
+    doc.profile = round_profile(20e-6, {1, 16}, {1e-3, 4e-3});
+    doc.profile.costs.reference_gpu_freq_hz = gpu_hz;
+    follow_drift(doc, probes, batch_size);
+    EXPECT_EQ(doc.profile.costs.compute.seconds, (std::vector<double>{1e-3, 4e-3}));
+    EXPECT_EQ(doc.profile.costs.fetch_cpu_s_per_sample, 20e-6);
+    EXPECT_TRUE(doc.measurements.empty());
+  }
+}
+
+// Probes are appended as taken and read back in order; a line a kill cut short is left out,
+// and a session that resumes nothing forgets them.
+TEST(FollowDrift, ProbesAreAppendedAndReadBackWithoutACutLine) {
+  ScratchDir dir;
+  const InterleavedCalibration calibration("lenet-mnist", "x", [](int) { return calibrate::ProfileDocument{}; }, dir.path());
+  calibration.record_drift_probe({5e-3, 2e-4});
+  calibration.record_drift_probe({6e-3, 3e-4});
+  {
+    std::ofstream cut(dir.path() / "drift-probes.csv", std::ios::app);
+    cut << "7e-3,";
+  }
+  const auto probes = calibration.drift_probes();
+  ASSERT_EQ(probes.size(), 2u);
+  EXPECT_DOUBLE_EQ(probes[1].step_s, 6e-3);
+  EXPECT_DOUBLE_EQ(probes[1].load_s_per_sample, 3e-4);
+  calibration.forget_drift_probes();
+  EXPECT_TRUE(calibration.drift_probes().empty());
+}
+
 }  // namespace
 }  // namespace edgetwin::validate
