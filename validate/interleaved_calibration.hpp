@@ -24,9 +24,9 @@
 
 #include "calibrate/app/calibrator.hpp"
 #include "calibrate/datasets/dataset.hpp"
-#include "calibrate/training/run_spec.hpp"
 #include "calibrate/hardware/reclaim_probe.hpp"
 #include "calibrate/profile/profile_document.hpp"
+#include "calibrate/training/run_spec.hpp"
 
 namespace edgetwin::validate {
 
