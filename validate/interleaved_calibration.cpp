@@ -91,17 +91,23 @@ std::vector<StepScalingPoint> pooled_step_scaling(const std::vector<ProfileSpec>
   return points;
 }
 
-// Each measured busy-core count of the loader's scaling: the median factor over the rounds
-// that measured it.
-std::vector<LoaderScalingPoint> pooled_loader_scaling(const std::vector<ProfileSpec>& rounds,
-                                                      std::vector<Measurement>& records) {
-  std::map<int, std::vector<double>> by_busy;
+// Each measured key of a list of points (the loader's busy cores, the placement's workers): the
+// median of its value over the rounds that measured it.
+template <class Point>
+std::vector<Point> pooled_points(const std::vector<ProfileSpec>& rounds, std::vector<Point> CostSpec::*list,
+                                 int Point::*key, double Point::*value, const std::string& name, const char* unit,
+                                 std::vector<Measurement>& records) {
+  std::map<int, std::vector<double>> by_key;
   for (const auto& r : rounds) {
-    for (const LoaderScalingPoint& s : r.costs.loader_scaling) by_busy[s.busy_cores].push_back(s.factor);
+    for (const Point& p : r.costs.*list) by_key[p.*key].push_back(p.*value);
   }
-  std::vector<LoaderScalingPoint> points;
-  for (const auto& [busy, factors] : by_busy)
-    points.push_back({busy, pooled_value(fmt::format("loader_scaling_busy{}", busy), factors, "x", records)});
+  std::vector<Point> points;
+  for (const auto& [k, values] : by_key) {
+    Point p;
+    p.*key = k;
+    p.*value = pooled_value(fmt::format("{}{}", name, k), values, unit, records);
+    points.push_back(p);
+  }
   return points;
 }
 
@@ -146,7 +152,10 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   }
   c.compute = pooled_curve(rounds, m);
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
-  c.loader_scaling = pooled_loader_scaling(rounds, m);
+  c.loader_scaling = pooled_points(rounds, &CostSpec::loader_scaling, &LoaderScalingPoint::busy_cores,
+                                   &LoaderScalingPoint::factor, "loader_scaling_busy", "x", m);
+  c.placement_idle = pooled_points(rounds, &CostSpec::placement_idle, &PlacementIdlePoint::workers,
+                                   &PlacementIdlePoint::idle_core_s_per_batch, "placement_idle_s_w", "s/batch", m);
   c.provenance = Provenance{
       "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "
                               "first round: {}",

@@ -15,6 +15,8 @@
 //     measure_step_scaling, after the first run): the step's slow-down beside workers;
 //   - a batch loaded alone beside 0..n processes loading too (measure_loader_scaling, after
 //     the first run): how much a worker's loading slows while the other cores work;
+//   - a synthetic pipeline of worker processes and a trainer spinning the imported loading and
+//     step times (calibrate/hardware/placement_probe.hpp): the core time the kernel leaves idle;
 //   - a file-per-sample dataset only, last: two epochs over its first 3,200 samples, the files
 //     evicted before, so that epoch 0 misses and epoch 1 hits: what a miss costs the reader's
 //     CPU and wall time beyond a hit (costs.miss_cpu_s_per_byte, miss_s_per_byte on the
@@ -42,6 +44,8 @@ struct PytorchCalibrationPlan {
   std::vector<int> other_batch_sizes;  // compute-curve points besides the workload's
   std::int64_t compute_batches = 20;
   std::int64_t handoff_batches = 100;
+  double placement_run_s = 0.5;  // the placement probe's run per worker count, as calibrate's plan's
+  int placement_repeats = 3;
   std::string device_name;            // the profile's device (the one the session predicts)
   std::string storage_name;           // the medium the session's dataset is on, as that device names it
   std::string command;

@@ -65,6 +65,8 @@ CalibrationPlan make_plan(bool quick, int batch_size) {
   p.step_scaling_steps = 30;
   p.step_scaling_warmup_steps = 1;
   p.step_scaling_budget_s = 0.5;
+  p.placement_run_s = 0.2;
+  p.placement_repeats = 1;
   p.memory_bench_bytes = 32ull << 20;
   p.memory_repetitions = 3;
   p.storage_bench_bytes = 16ull << 20;
@@ -92,6 +94,9 @@ std::string describe_plan(const CalibrationPlan& p) {
   out += fmt::format("  CPU-only devices, step vs busy cores: batch {} beside 0..cores spinning processes, {}..{} "
                      "steps + warm-up, {} s budget each\n",
                      p.batch_size, p.step_scaling_min_steps, p.step_scaling_steps, p.step_scaling_budget_s);
+  out += fmt::format("  cores left idle: a synthetic pipeline at the workload's loading and step times, 1, 2, cores, "
+                     "cores + 1 and 2 x cores worker threads, {} x {} s each\n",
+                     p.placement_repeats, p.placement_run_s);
   for (const auto& point : p.clock_points) {
     out += fmt::format("  clock sweep point {}: one sequential run\n", point.label());
   }

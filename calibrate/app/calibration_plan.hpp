@@ -67,6 +67,13 @@ struct CalibrationPlan {
   std::int64_t step_scaling_warmup_steps = 3;
   double step_scaling_budget_s = 4;
 
+  // The kernel's placement in a saturated pipeline (costs.placement_idle,
+  // calibrate/hardware/placement_probe.hpp): the synthetic pipeline at the workload's loading
+  // and step times with 1, 2, cores, cores + 1 and 2 x cores worker threads, each run this
+  // long, the counts interleaved over the repeats.
+  double placement_run_s = 0.5;
+  int placement_repeats = 3;
+
   // Host benchmarks.
   std::uint64_t memory_bench_bytes = 256ull << 20;
   int memory_repetitions = 5;

@@ -15,6 +15,7 @@
 #include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/hardware/jetson_clocks.hpp"
 #include "calibrate/hardware/page_cache_control.hpp"
+#include "calibrate/hardware/placement_probe.hpp"
 #include "calibrate/hardware/power_discovery.hpp"
 #include "calibrate/hardware/power_sampler.hpp"
 #include "calibrate/hardware/spinning_processes.hpp"
@@ -220,6 +221,8 @@ void Calibrator::announce_steps() {
     steps.emplace_back("step vs busy cores", (data_.host.online_cores + 1.0) *
                                                  static_cast<double>(step_scaling_steps().total()) * probed_step_s() * 1.5);
   }
+  steps.emplace_back("cores left idle", static_cast<double>(placement_worker_counts(data_.host.online_cores).size()) *
+                                            p.placement_repeats * p.placement_run_s);
   if (!p.clock_points.empty()) {
     steps.emplace_back("clock sweep", static_cast<double>(p.clock_points.size() * sequential_.total()) * batch_s_);
   }
@@ -380,6 +383,27 @@ void Calibrator::measure_step_scaling() {
   progress_.end_step();
 }
 
+// The kernel's placement with more runnable threads than cores (costs.placement_idle): a
+// synthetic pipeline whose worker threads (this loader's kind of worker) and trainer spin the
+// workload's loading and step times at its batch size, as calibrated. Not the workload's own
+// code: what is measured is the scheduler's, the part fair sharing misses (docs/model.md,
+// *Cores the kernel leaves idle*).
+void Calibrator::measure_placement() {
+  const CalibrationPlan& p = setup_.plan;
+  progress_.begin_step("cores left idle");
+  // The repetitions' medians, as the profile will have them (the probe's single run is rougher).
+  const double batch = p.batch_size;
+  data_.placement_load_s =
+      (median_or_zero(data_.fetch_s_per_sample) + median_or_zero(data_.preprocess_s_per_sample) +
+       median_or_zero(data_.collate_s_per_sample)) * batch;
+  const auto steps = data_.compute_s_by_batch_size.find(p.batch_size);
+  data_.placement_step_s = steps != data_.compute_s_by_batch_size.end() ? median_or_zero(steps->second) : probed_step_s();
+  data_.placement_idle_s_by_workers =
+      measure_placement_idle(data_.host.online_cores, data_.placement_load_s, data_.placement_step_s,
+                             p.placement_run_s, p.placement_repeats, WorkerKind::threads);
+  progress_.end_step();
+}
+
 // Each point: clocks set, a short sequential run, measurements keyed by the point's label.
 // The controller puts every clock back when it goes out of scope, also on an exception.
 void Calibrator::sweep_clocks() {
@@ -433,6 +457,7 @@ CalibrationData Calibrator::run() {
   measure_cache();
   measure_scaling();
   measure_step_scaling();
+  measure_placement();
   sweep_clocks();
   progress_.finish();
   data_.calibration_s = progress_.elapsed_s();

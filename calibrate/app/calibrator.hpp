@@ -70,6 +70,7 @@ class Calibrator {
   void measure_cache();
   void measure_scaling();
   void measure_step_scaling();
+  void measure_placement();
   double probed_step_s() const;  // one step at the workload's batch size, from the probe
   BatchCount step_scaling_steps() const;
   void sweep_clocks();

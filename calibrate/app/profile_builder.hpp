@@ -21,6 +21,9 @@
 // Every derived value is also written under [measurements] with its spread.
 #pragma once
 
+#include <map>
+#include <vector>
+
 #include "calibrate/app/calibration_data.hpp"
 #include "sim/config/specs.hpp"
 #include "calibrate/profile/profile_document.hpp"
@@ -28,6 +31,10 @@
 namespace edgetwin::calibrate {
 
 ProfileDocument build_profile(const CalibrationData& data);
+
+// costs.placement_idle from the placement probe's runs (calibrate/hardware/placement_probe.hpp):
+// each worker count's median.
+std::vector<PlacementIdlePoint> placement_idle_points(const std::map<int, std::vector<double>>& idle_s_by_workers);
 
 // Slope of peak RSS growth over batch size (bytes per sample), 0 when it cannot be told.
 double activation_bytes_per_sample(const FootprintData& footprint);

@@ -97,6 +97,13 @@ std::string measured_terms(const CostSpec& c) {
       points.push_back(fmt::format("{{ busy_cores = {}, factor = {} }}", p.busy_cores, toml_float(p.factor)));
     out += key_value("loader_scaling", fmt::format("[{}]", fmt::join(points, ", ")));
   }
+  if (!c.placement_idle.empty()) {
+    std::vector<std::string> points;
+    for (const PlacementIdlePoint& p : c.placement_idle)
+      points.push_back(
+          fmt::format("{{ workers = {}, idle_core_s_per_batch = {} }}", p.workers, toml_float(p.idle_core_s_per_batch)));
+    out += key_value("placement_idle", fmt::format("[{}]", fmt::join(points, ", ")));
+  }
   return out;
 }
 

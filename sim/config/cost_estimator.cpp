@@ -146,8 +146,9 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.miss_cpu_s_per_byte = ref.miss_cpu_s_per_byte * cpu_scale;
   costs.background_cpu_s_per_batch = ref.background_cpu_s_per_batch * cpu_scale;
   // miss_s_per_byte is not carried over either: it is how the reference's medium served the reader.
-  // cpu_step_scaling and loader_scaling are not carried over: they are how the reference's
-  // kernel scheduled, and its cores shared caches, which says nothing about another device's.
+  // cpu_step_scaling, loader_scaling and placement_idle are not carried over: they are how the
+  // reference's kernel scheduled and placed threads, and its cores shared caches, which says
+  // nothing about another device's.
   std::string how;
   if (target.gpu) {
     require_roofline_inputs(workload, target);

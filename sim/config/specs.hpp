@@ -195,6 +195,17 @@ struct LoaderScalingPoint {
   double factor = 1;
 };
 
+// Core time a CPU-saturated pipeline with `workers` DataLoader workers leaves idle per batch
+// handed over: the kernel places a woken thread beside its waker, and the other core idles
+// until its next tick pulls work over, where fair sharing would keep every core busy. Measured
+// with all of the device's cores online by a synthetic pipeline of spinning workers and a
+// spinning trainer (calibrate/hardware/placement_probe.hpp); docs/model.md, *Cores the kernel
+// leaves idle*.
+struct PlacementIdlePoint {
+  int workers = 0;
+  double idle_core_s_per_batch = 0;
+};
+
 // Per-batch costs of this workload on one device.
 struct CostSpec {
   std::string device;                        // the device these costs were measured or estimated on
@@ -234,6 +245,8 @@ struct CostSpec {
                                                  // workload's reader on miss_storage: how the reader's
                                                  // requests meet that medium (0: the device's model)
   std::string miss_storage;                      // the medium miss_s_per_byte was measured on
+  std::vector<PlacementIdlePoint> placement_idle;  // idle core time per hand-off of a saturated
+                                                   // pipeline; by workers, ascending
 
   // Whether a measured miss time prices this medium's misses (else the device's request model).
   bool measured_miss_on(const std::string& storage_name) const {

@@ -235,6 +235,26 @@ void read_loader_scaling(TomlReader& reader, std::vector<LoaderScalingPoint>& po
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.busy_cores < b.busy_cores; });
 }
 
+// [[costs.placement_idle]]: one point per worker count, ascending for the lookup
+// (sim/model/placement_idle.hpp).
+void read_placement_idle(TomlReader& reader, std::vector<PlacementIdlePoint>& points) {
+  for (const std::string& table : reader.table_array("costs.placement_idle", Presence::optional)) {
+    PlacementIdlePoint p;
+    bool ok = reader.read_count(table + ".workers", p.workers, Presence::required, Bound::positive, "worker processes");
+    ok &= reader.read_number(table + ".idle_core_s_per_batch", p.idle_core_s_per_batch, Presence::required,
+                             Bound::non_negative, "s/batch");
+    if (!ok) continue;
+    const bool repeated =
+        std::any_of(points.begin(), points.end(), [&](const PlacementIdlePoint& q) { return q.workers == p.workers; });
+    if (repeated) {
+      reader.add_error(table, fmt::format("a second point for {} worker(s); expected one", p.workers));
+      continue;
+    }
+    points.push_back(p);
+  }
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.workers < b.workers; });
+}
+
 // A miss's measured time belongs to the medium it was read from: without the medium's name
 // it could not be kept off the others.
 void read_miss_time(TomlReader& reader, CostSpec& costs) {
@@ -280,6 +300,7 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
   read_compute_curve(reader, costs.compute);
   read_step_scaling(reader, costs.cpu_step_scaling);
   read_loader_scaling(reader, costs.loader_scaling);
+  read_placement_idle(reader, costs.placement_idle);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }
 

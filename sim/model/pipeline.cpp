@@ -211,6 +211,7 @@ Pipeline::LoaderState Pipeline::loader_state() {
   }
   state.counts.push_back(ready);
   state.counts.push_back(background_in_flight_);
+  state.counts.push_back(placement_in_flight_);
   return state;
 }
 
@@ -400,6 +401,23 @@ void Pipeline::on_loaded(Token& token) {
   workers_[token.worker].cpu_stage = nullptr;
   worker_try_start(token.worker);
   trainer_try_consume();
+  leave_a_core_idle(token.batch, token.worker);
+}
+
+// With more of the pipeline's threads runnable than cores, the kernel leaves a core idle for a
+// while around the wake-ups that pass a batch along (costs.placement_idle, docs/model.md, *Cores
+// the kernel leaves idle*): measured per batch, it is charged once per batch, at its hand-over
+// to the trainer or at the hand-out it triggers, whichever finds the cores oversubscribed. That
+// core time is a piece of work on the CPU host that the others share with. It is not the
+// pipeline's CPU (no busy core for the loader's factor, no cycles) and draws no power beyond
+// idle.
+void Pipeline::leave_a_core_idle(std::int64_t index, int worker) {
+  Batch& batch = batches()[index];
+  const double idle_s = work_.placement_idle_s(loader_.workers);
+  if (batch.left_a_core_idle || idle_s <= 0 || runnable_in_flight_ <= platform_.cpu()->get_core_count()) return;
+  batch.left_a_core_idle = true;
+  ++placement_in_flight_;
+  launch(Stage::placement_idle, index, worker, platform_.cpu(), idle_s * platform_.cpu()->get_speed());
 }
 
 // ---- trainer ------------------------------------------------------------------------
@@ -415,8 +433,13 @@ void Pipeline::consume(std::int64_t index) {
   BatchRecord& record = batches()[index].record;
   record.consumed_s = now();
   record.trainer_idle_since_s = trainer_idle_since_s_;
-  if (!workers_.empty()) dispatch(index + std::int64_t{loader_.prefetch_factor} * loader_.workers);
+  if (workers_.empty()) {
+    start_step(index);
+    return;
+  }
+  dispatch(index + std::int64_t{loader_.prefetch_factor} * loader_.workers);
   start_step(index);
+  leave_a_core_idle(index, -1);
 }
 
 // Before the step the trainer takes the batch from its worker (receive: queue get,
@@ -526,6 +549,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
 void Pipeline::on_complete(Token& token) {
   tokens_.retire(token);
   cpu_threads_in_flight_ -= token.cpu_threads;
+  runnable_in_flight_ -= token.runnable;
 
   switch (token.stage) {
     case Stage::worker_startup:
@@ -554,6 +578,11 @@ void Pipeline::on_complete(Token& token) {
       break;
     case Stage::background_cpu:
       --background_in_flight_;
+      break;
+    case Stage::placement_idle:
+      --placement_in_flight_;
+      if (energy_ != nullptr)
+        energy_->discount(work_.placement_idle_s(loader_.workers) * platform_.cpu_core_busy_extra_w());
       break;
   }
 }
@@ -585,15 +614,18 @@ double Pipeline::loader_cycles(std::int64_t index) {
 
 Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, sg4::Host* host, double amount,
                                   int threads) {
-  if (host == platform_.cpu()) cpu_cycles_ += amount * threads;
+  const bool pipeline_cpu = host == platform_.cpu() && stage != Stage::placement_idle;
+  if (pipeline_cpu) cpu_cycles_ += amount * threads;
   Token& token = tokens_.acquire();
   token.owner = this;
   token.stage = stage;
   token.batch = batch;
   token.worker = worker;
   token.started_s = now();
-  token.cpu_threads = host == platform_.cpu() ? threads : 0;
+  token.cpu_threads = pipeline_cpu ? threads : 0;
   cpu_threads_in_flight_ += token.cpu_threads;
+  token.runnable = token.cpu_threads + (stage == Stage::memory_read ? 1 : 0);
+  runnable_in_flight_ += token.runnable;
   if (host == platform_.cpu() && cpu_on_own_cores_) {
     run_on_own_core(token, amount);
     return token;

@@ -77,7 +77,7 @@ class Pipeline {
 
  private:
   enum class Stage : std::uint8_t {
-    worker_startup, storage_read, miss_cpu, memory_read, worker_cpu, launch, cpu_step, background_cpu
+    worker_startup, storage_read, miss_cpu, memory_read, worker_cpu, launch, cpu_step, background_cpu, placement_idle
   };
   struct Token final : ActivityCompletion {
     Pipeline* owner = nullptr;
@@ -86,6 +86,7 @@ class Pipeline {
     int worker = 0;
     double started_s = 0;
     int cpu_threads = 0;  // the CPU threads it keeps busy (0: not CPU work)
+    int runnable = 0;     // threads the kernel places: its CPU threads, or one copying cached pages
     simgrid::s4u::ExecPtr exec;
     void on_complete() override { owner->on_complete(*this); }
   };
@@ -102,6 +103,7 @@ class Pipeline {
     int loader_pieces_left = 0;  // of that work, not yet launched
     int pending_steps = 0;
     bool ready = false;
+    bool left_a_core_idle = false;  // its hand-out or hand-over found the cores oversubscribed
   };
   struct Worker {
     std::deque<std::int64_t> queue;
@@ -138,6 +140,7 @@ class Pipeline {
   void launch_loader_piece(std::int64_t index, int worker);
   int loader_pieces(std::int64_t index);
   void on_loaded(Token& token);
+  void leave_a_core_idle(std::int64_t index, int worker);
   void trainer_try_consume();
   void consume(std::int64_t batch);
   void start_step(std::int64_t batch);
@@ -225,7 +228,9 @@ class Pipeline {
   std::vector<Worker> workers_;
   std::int64_t next_to_consume_ = 0;
   std::int64_t background_in_flight_ = 0;  // background CPU work of handed-over batches still running
+  std::int64_t placement_in_flight_ = 0;   // core time left idle after hand-offs, still running
   int cpu_threads_in_flight_ = 0;          // CPU threads busy with the pipeline's work (launch)
+  int runnable_in_flight_ = 0;             // threads of the pipeline the kernel has to place
   bool trainer_busy_ = false;
   double trainer_idle_since_s_ = 0;
 

@@ -7,6 +7,7 @@
 #include "sim/config/training_memory.hpp"
 #include "sim/model/cpu_step_scaling.hpp"
 #include "sim/model/loader_scaling.hpp"
+#include "sim/model/placement_idle.hpp"
 
 namespace edgetwin {
 
@@ -37,7 +38,7 @@ WorkModel::WorkModel(const DeviceSpec& device, const WorkloadSpec& workload, con
       update_s_(0),
       gradient_bytes_(4.0 * static_cast<double>(workload.model_spec.parameters)),
       cpu_cores_(device.cpu.cores),
-      step_scaling_cores_(device.maxima ? device.maxima->cores : device.cpu.cores),
+      measured_cores_(device.maxima ? device.maxima->cores : device.cpu.cores),
       memory_bandwidth_(device.memory.bandwidth_bytes_per_s),
       gpu_freq_hz_(device.gpu ? device.gpu->freq_hz : 0.0),
       emc_freq_hz_(device.memory.emc_freq_hz),
@@ -91,10 +92,15 @@ double WorkModel::receive_cycles(double samples) const {
 }
 
 double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const {
-  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, step_scaling_cores_, work.cpu_compute_threads,
+  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, measured_cores_, work.cpu_compute_threads,
                                   static_cast<double>(work.samples)};
   if (!contention.measured()) return work.cpu_compute_cycles_per_thread;
   return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));
+}
+
+double WorkModel::placement_idle_s(int workers) const {
+  if (cpu_cores_ != measured_cores_) return 0.0;
+  return edgetwin::placement_idle_s(costs_.placement_idle, workers);
 }
 
 double WorkModel::loader_factor(int busy_cores) const {

@@ -95,6 +95,10 @@ class WorkModel {
   // The loader's CPU work (fetch, preprocess, reclaim; not the handoff) beside `busy_cores`
   // other busy cores, as a multiple of the same work with them idle.
   double loader_factor(int busy_cores) const;
+  // Core time a saturated pipeline with `workers` workers leaves idle per batch handed over
+  // (costs.placement_idle, sim/model/placement_idle.hpp): only on the cores it was measured on,
+  // since how the kernel places threads on fewer cores was not (on one core nothing can idle).
+  double placement_idle_s(int workers) const;
   bool has_gpu() const { return has_gpu_; }
 
  private:
@@ -110,7 +114,7 @@ class WorkModel {
   double update_s_;
   double gradient_bytes_;
   int cpu_cores_;
-  int step_scaling_cores_;  // costs.cpu_step_scaling was measured with all the device's cores online
+  int measured_cores_;  // costs.cpu_step_scaling and placement_idle are measured with all the device's cores online
   double memory_bandwidth_;
   double gpu_freq_hz_;
   double emc_freq_hz_;

@@ -103,6 +103,20 @@ TEST(ProfileWriter, MemoryClockTermsRoundTripWhenMeasured) {
   EXPECT_EQ(got.costs.compute_memory_fraction, 0.35);
 }
 
+TEST(ProfileWriter, PlacementIdleRoundTripsWhenMeasured) {
+  TempDir dir;
+  ProfileDocument doc = sample_document();
+  EXPECT_EQ(render_profile(doc).find("placement_idle"), std::string::npos);  // none: left out
+  doc.profile.costs.placement_idle = {{2, 1.0 / 3.0 * 1e-3}, {4, 0.25e-3}};
+  write_profile(dir / "p.toml", doc);
+  const ProfileSpec got = load_profile(dir / "p.toml");
+  ASSERT_EQ(got.costs.placement_idle.size(), 2u);
+  EXPECT_EQ(got.costs.placement_idle[0].workers, 2);
+  EXPECT_EQ(got.costs.placement_idle[0].idle_core_s_per_batch, 1.0 / 3.0 * 1e-3);
+  EXPECT_EQ(got.costs.placement_idle[1].workers, 4);
+  EXPECT_EQ(got.costs.placement_idle[1].idle_core_s_per_batch, 0.25e-3);
+}
+
 TEST(ProfileWriter, WithoutFootprintTheTableIsLeftOut) {
   TempDir dir;
   ProfileDocument doc = sample_document();

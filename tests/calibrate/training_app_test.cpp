@@ -117,6 +117,28 @@ TEST(CalibrateProfile, LoaderScalingIsTheMeanPreprocessBesideBusyCoresOverOneThr
   EXPECT_TRUE(build_profile(d).profile.costs.loader_scaling.empty());
 }
 
+// The placement probe's runs per worker count: each count's median, and what ran in the source.
+TEST(CalibrateProfile, PlacementIdleIsEachWorkerCountsMedian) {
+  CalibrationData d = sample_data();
+  d.placement_idle_s_by_workers = {{1, {0.1e-3, 0.0, 0.05e-3}}, {2, {0.3e-3, 0.5e-3, 0.4e-3}}, {4, {1.4e-3}}};
+  d.placement_load_s = 3e-3;
+  d.placement_step_s = 2.5e-3;
+  const ProfileDocument doc = build_profile(d);
+  const auto& points = doc.profile.costs.placement_idle;
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].workers, 1);
+  EXPECT_DOUBLE_EQ(points[0].idle_core_s_per_batch, 0.05e-3);
+  EXPECT_DOUBLE_EQ(points[1].idle_core_s_per_batch, 0.4e-3);
+  EXPECT_EQ(points[2].workers, 4);
+  EXPECT_DOUBLE_EQ(points[2].idle_core_s_per_batch, 1.4e-3);
+  EXPECT_NE(doc.profile.costs.provenance.source.find(
+                "placement_idle: a synthetic pipeline of 1..4 worker threads spinning 3 ms a batch and a trainer "
+                "spinning 2.5 ms"),
+            std::string::npos)
+      << doc.profile.costs.provenance.source;
+  EXPECT_TRUE(build_profile(sample_data()).profile.costs.placement_idle.empty());
+}
+
 // The page-cache step's cold and warm passes, per sample, over a dataset whose mean file is
 // 80,000 bytes, read from virtio-disk.
 using PassField = std::vector<double> CacheComparison::*;

@@ -273,6 +273,10 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(cpu_step_scaling = \[\{ threads = 1, busy_cores = 1, batch_size = 16, factor = [0-9.e-]+ \})")))
       << text;
   EXPECT_NE(r.output.find("[calibrate] step vs busy cores"), std::string::npos) << "its own progress step";
+  // The placement probe: one worker and two at least, on any host.
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex(R"(placement_idle = \[\{ workers = 1, idle_core_s_per_batch = [0-9.e-]+ \}, \{ workers = 2,)")))
+      << text;
 }
 
 TEST_F(CalibrateE2E, FullPlanFinishesInTenMinutes) {

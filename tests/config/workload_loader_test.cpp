@@ -272,6 +272,32 @@ TEST_F(WorkloadLoader, LoaderScalingPointsAreCheckedAndNotRepeated) {
   EXPECT_NE(errors[2].find("costs.loader_scaling[2].factor"), std::string::npos) << errors[2];
 }
 
+TEST_F(WorkloadLoader, PlacementIdleIsReadInWorkerOrder) {
+  const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                            "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\n"
+                            "placement_idle = [{ workers = 4, idle_core_s_per_batch = 0.4e-3 }, "
+                            "{ workers = 2, idle_core_s_per_batch = 1.2e-3 }]");
+  ASSERT_EQ(w.costs.placement_idle.size(), 2u);
+  EXPECT_EQ(w.costs.placement_idle[0].workers, 2);
+  EXPECT_EQ(w.costs.placement_idle[0].idle_core_s_per_batch, 1.2e-3);
+  EXPECT_EQ(w.costs.placement_idle[1].workers, 4);
+  EXPECT_EQ(w.costs.placement_idle[1].idle_core_s_per_batch, 0.4e-3);
+}
+
+TEST_F(WorkloadLoader, PlacementIdlePointsAreCheckedAndNotRepeated) {
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nplacement_idle = ["
+                                   "{ workers = 2, idle_core_s_per_batch = 1e-3 }, "
+                                   "{ workers = 2, idle_core_s_per_batch = 2e-3 }, "
+                                   "{ workers = 0, idle_core_s_per_batch = -1e-3 }]");
+  ASSERT_EQ(errors.size(), 3u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("27:"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("costs.placement_idle[1]: a second point for 2 worker(s); expected one"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("costs.placement_idle[2].workers"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("costs.placement_idle[2].idle_core_s_per_batch"), std::string::npos) << errors[2];
+}
+
 TEST_F(WorkloadLoader, ComputeNeedsAtLeastOnePoint) {
   EXPECT_THAT(errors_after("batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3]",
                            "batch_size = [], seconds = []"),

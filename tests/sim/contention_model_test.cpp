@@ -7,6 +7,7 @@
 #include "sim/config/operating_point.hpp"
 #include "sim/model/cpu_step_scaling.hpp"
 #include "sim/model/loader_scaling.hpp"
+#include "sim/model/placement_idle.hpp"
 #include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
@@ -240,6 +241,90 @@ TEST(LoaderScaling, OneWorkerBesideTheStepSlowsOnlyTheSamplesThatStartDuringIt) 
   // The 2 ms step hides the worker's 0.96 ms batch whether or not it is slowed to at most
   // 1.44 ms: only the first batch, loaded before any step, is on the critical path, alone.
   EXPECT_NEAR(with, without, 1e-12);
+}
+
+// Core time left idle per hand-off (costs.placement_idle): interpolated in the worker count.
+TEST(PlacementIdle, TheIdleTimeInterpolatesInTheWorkersAndHoldsBeyondTheMeasured) {
+  const std::vector<PlacementIdlePoint> points{{2, 1.0e-3}, {4, 0.4e-3}};
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 0), 0.0);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 1), 1.0e-3);  // fewer workers than measured: the fewest's
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2), 1.0e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 3), 0.7e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 4), 0.4e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 9), 0.4e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s({}, 2), 0.0);
+}
+
+// A worker slower than the step: 3 ms of loading a batch (0.96 ms + 2.04 ms more preprocess),
+// a 2 ms step.
+WorkloadSpec worker_bound() {
+  auto w = one_thread_step();
+  w.costs.preprocess_cpu_s_per_sample += 2.04e-3 / 16;
+  return w;
+}
+
+TEST(PlacementIdle, EachOversubscribedHandOffTakesItsIdleTimeFromTheCores) {
+  auto w = worker_bound();
+  w.costs.placement_idle = {{1, 0.2e-3}};
+  // One core never idles in the engine: after each hand-off but the last the worker starts the
+  // next batch while the trainer steps (2 threads on 1 core), so 49 hand-offs leave 0.2 ms
+  // each; the last one's piece ends within the last batch's 3 ms of loading. The epoch is all
+  // the work: 50 x (3 + 2) ms + 49 x 0.2 ms.
+  const auto r = simulate(cpu_device(1), w, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  EXPECT_NEAR(r.epochs.at(0).e2e_s, 50 * 5e-3 + 49 * 0.2e-3, 1e-9);
+  w.costs.placement_idle.clear();
+  EXPECT_NEAR(simulate(cpu_device(1), w, run_with(1, 2, 16, 1)).epochs.at(0).e2e_s, 50 * 5e-3, 1e-9);
+}
+
+TEST(PlacementIdle, APipelineWithACoreForEachThreadLosesNothing) {
+  auto w = worker_bound();
+  const double without = e2e(w, 1);
+  w.costs.placement_idle = {{1, 0.2e-3}};
+  EXPECT_NEAR(e2e(w, 1), without, 1e-12);  // the worker and the trainer on 2 cores
+  EXPECT_NEAR(e2e(w, 0), 50 * 5e-3, 1e-9);  // nothing handed over
+}
+
+TEST(PlacementIdle, OnFewerCoresThanMeasuredItIsLeftOut) {
+  auto w = worker_bound();
+  w.costs.placement_idle = {{1, 0.2e-3}};
+  const DeviceSpec device = apply_operating_point(cpu_device(2), [] {
+    OperatingPoint p = max_operating_point(cpu_device(2));
+    p.cores = 1;
+    return p;
+  }());
+  const auto r = simulate(device, w, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  EXPECT_NEAR(r.epochs.at(0).e2e_s, 50 * 5e-3, 1e-9);
+}
+
+TEST(PlacementIdle, ACoreLeftIdleDrawsNoPowerBeyondIdleAndIsNoCpuWork) {
+  // 8 cores, 8 workers and the trainer's launch work: 9 threads after a hand-off. The idle
+  // pieces lengthen the epoch; the CPU's utilisation and the energy beyond idle are the work's
+  // (a core-second of work draws core_max - core_idle = 1 W beyond idle, a GPU-second 10 W).
+  DeviceSpec device = gpu_device();
+  device.power = PowerSpec{};
+  device.power->board_w = 3.0;
+  device.power->cpu_core_idle_w = 0.1;
+  device.power->cpu_core_max_w = 1.1;
+  device.power->gpu_idle_w = 0.5;
+  device.power->gpu_max_w = 10.5;
+  device.power->emc_max_w = 1.0;
+  device.power->provenance = {"spec", "test"};
+  auto w = in_ram_workload(800, 16);
+  w.costs.preprocess_cpu_s_per_sample = 1e-3;
+  const auto without = simulate(device, w, run_with(8, 2, 16, 1));
+  w.costs.placement_idle = {{8, 2e-3}};
+  const auto with = simulate(device, w, run_with(8, 2, 16, 1));
+  expect_clean(without);
+  expect_clean(with);
+  const EpochStats& a = without.epochs.at(0);
+  const EpochStats& b = with.epochs.at(0);
+  EXPECT_GT(b.e2e_s, a.e2e_s + 1e-3);
+  EXPECT_NEAR(b.cpu_util * b.e2e_s, a.cpu_util * a.e2e_s, 1e-9);
+  EXPECT_NEAR(b.incremental_energy_j, a.incremental_energy_j, 1e-6 * a.incremental_energy_j);
+  EXPECT_NEAR(b.incremental_energy_j, b.cpu_util * 8 * b.e2e_s * 1.0 + b.gpu_util * b.e2e_s * 10.0,
+              1e-6 * b.incremental_energy_j);
 }
 
 }  // namespace
