@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
-#include "calibrate/app/profile_builder.hpp"
-#include "calibrate/hardware/placement_probe.hpp"
+#include "calibrate/app/calibration_plan.hpp"
+#include "calibrate/app/placement_measurement.hpp"
 #include "calibrate/import/profile_import.hpp"
 #include "validate/real_run.hpp"
 
@@ -53,24 +52,6 @@ std::optional<PytorchRun> cold_then_warm_run(const PytorchCalibrationPlan& plan,
   return run;
 }
 
-// The kernel's placement with more runnable processes than cores (costs.placement_idle): the
-// synthetic pipeline with worker processes, as the DataLoader's, at the imported costs' times at
-// the workload's batch size: a worker's loading and send, the trainer's receive and step.
-void measure_placement(const PytorchCalibrationPlan& plan, CostSpec& costs) {
-  const double batch = plan.workload.loader.batch_size;
-  const double load_s = (costs.fetch_cpu_s_per_sample + costs.preprocess_cpu_s_per_sample +
-                         costs.collate_cpu_s_per_sample) * batch + costs.send_cpu_s_per_batch;
-  const double step_s = costs.compute.at(batch) + costs.receive_cpu_s_per_batch + costs.step_with_workers_s_per_batch;
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  costs.placement_idle = calibrate::placement_idle_points(calibrate::measure_placement_idle(
-      cores, load_s, step_s, plan.placement_run_s, plan.placement_repeats, calibrate::WorkerKind::processes));
-  costs.provenance.source += fmt::format(
-      "; placement_idle: a synthetic pipeline of 1..{} worker processes spinning {:.3g} ms a batch and a trainer "
-      "spinning {:.3g} ms, the cores x steady batch time over the fair one, the median of {} runs",
-      costs.placement_idle.empty() ? 0 : costs.placement_idle.back().workers, load_s * 1e3, step_s * 1e3,
-      plan.placement_repeats);
-}
-
 }  // namespace
 
 std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round) {
@@ -106,7 +87,9 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
   options.derivation.device = plan.device_name;
   options.command = fmt::format("{} (round {})", plan.command, round + 1);
   calibrate::ProfileDocument doc = calibrate::import_profile(options, plan.workload);
-  measure_placement(plan, doc.profile.costs);
+  const calibrate::CalibrationPlan full = calibrate::make_plan(false, plan.workload.loader.batch_size);
+  calibrate::measure_process_placement(doc.profile.costs, plan.workload.loader.batch_size, full.placement_run_s,
+                                       full.placement_repeats);
   return doc;
 }
 

@@ -44,8 +44,6 @@ struct PytorchCalibrationPlan {
   std::vector<int> other_batch_sizes;  // compute-curve points besides the workload's
   std::int64_t compute_batches = 20;
   std::int64_t handoff_batches = 100;
-  double placement_run_s = 0.5;  // the placement probe's run per worker count, as calibrate's plan's
-  int placement_repeats = 3;
   std::string device_name;            // the profile's device (the one the session predicts)
   std::string storage_name;           // the medium the session's dataset is on, as that device names it
   std::string command;

@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/app/calibration_plan.hpp"
 #include "calibrate/app/output_files.hpp"
+#include "calibrate/app/placement_measurement.hpp"
 #include "calibrate/app/workload_target.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/workload_loader.hpp"
@@ -32,6 +34,9 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
   c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the runs (default: the workload's)");
   c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the runs (default: the workload's)");
   c->add_option("--out", o.out, "profile file (default: profiles/<device>/<workload>.toml)");
+  c->add_flag("--measure-placement", o.measure_placement,
+              "also measure the core time the kernel leaves idle (costs.placement_idle) with worker processes at the "
+              "imported times, on this machine: run it on the device the traces came from");
   return c;
 }
 
@@ -54,6 +59,11 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
                                   "give trace CSV files or a study log prefix, not both or neither"}});
   }
   ProfileDocument doc = import_profile(options, workload);
+  if (o.measure_placement) {
+    const int batch_size = o.batch_size > 0 ? o.batch_size : workload.loader.batch_size;
+    const CalibrationPlan full = make_plan(false, batch_size);  // the probe as `run` runs it
+    measure_process_placement(doc.profile.costs, batch_size, full.placement_run_s, full.placement_repeats);
+  }
   const auto file = o.out.empty() ? default_profile_path(".", doc.profile) : o.out;
   check_output_target(file, "--out");
   write_checked_profile(file, doc);

@@ -1,0 +1,29 @@
+#include "calibrate/app/placement_measurement.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "calibrate/app/profile_builder.hpp"
+#include "calibrate/hardware/placement_probe.hpp"
+
+namespace edgetwin::calibrate {
+
+void measure_process_placement(CostSpec& costs, int batch_size, double run_s, int repeats) {
+  const double batch = batch_size;
+  const double load_s = (costs.fetch_cpu_s_per_sample + costs.preprocess_cpu_s_per_sample +
+                         costs.collate_cpu_s_per_sample) * batch + costs.send_cpu_s_per_batch;
+  const double step_s = costs.compute.at(batch) + costs.receive_cpu_s_per_batch + costs.step_with_workers_s_per_batch;
+  const int cores = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  costs.placement_idle = placement_idle_points(
+      measure_placement_idle(cores, load_s, step_s, run_s, repeats, WorkerKind::processes));
+  costs.provenance.source += fmt::format(
+      "; placement_idle: a synthetic pipeline of 1..{} worker processes spinning {:.3g} ms a batch and a trainer "
+      "spinning {:.3g} ms on {} cores, the cores x steady batch time over the fair one, the median of {} runs",
+      costs.placement_idle.empty() ? 0 : costs.placement_idle.back().workers, load_s * 1e3, step_s * 1e3, cores,
+      repeats);
+}
+
+}  // namespace edgetwin::calibrate

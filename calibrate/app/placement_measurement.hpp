@@ -1,0 +1,18 @@
+// costs.placement_idle for a pipeline of worker processes, as the DataLoader's, measured on
+// this machine at the costs' own times at one batch size (calibrate/hardware/placement_probe.hpp;
+// docs/model.md, *Cores the kernel leaves idle*): a worker spins the loading (fetch, preprocess,
+// collate) and the send, the trainer the receive, the step and its extra beside workers.
+//
+// Contract: measure_process_placement sets costs.placement_idle to each worker count's median
+// over `repeats` runs of about run_s, on the online cores, and appends what ran to the costs'
+// provenance. For `edgetwin-calibrate import --measure-placement` and the PyTorch runner's
+// calibration (validate/pytorch_calibration.hpp), whose costs come from Python traces.
+#pragma once
+
+#include "sim/config/specs.hpp"
+
+namespace edgetwin::calibrate {
+
+void measure_process_placement(CostSpec& costs, int batch_size, double run_s, int repeats);
+
+}  // namespace edgetwin::calibrate
