@@ -76,7 +76,7 @@ struct CalibrationData {
   std::map<int, std::vector<double>> preprocess_s_per_sample_by_cores;
   // CPU-only: each timed step at batch_size and intra_op_threads, by spinning processes beside it.
   std::map<int, std::vector<double>> step_s_by_busy_cores;
-  // Core-seconds the synthetic saturated pipeline left idle per batch, by its worker threads.
+  // Core-seconds the synthetic pipeline at the workload's times left idle per batch, by its worker threads.
   std::map<int, std::vector<double>> placement_idle_s_by_workers;
   double placement_load_s = 0;  // a worker's spin per batch in it
   double placement_step_s = 0;  // the trainer's

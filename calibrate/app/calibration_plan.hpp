@@ -67,7 +67,7 @@ struct CalibrationPlan {
   std::int64_t step_scaling_warmup_steps = 3;
   double step_scaling_budget_s = 4;
 
-  // The kernel's placement in a saturated pipeline (costs.placement_idle,
+  // The kernel's placement with more runnable threads than cores (costs.placement_idle,
   // calibrate/hardware/placement_probe.hpp): the synthetic pipeline at the workload's loading
   // and step times with 1, 2, cores, cores + 1 and 2 x cores worker threads, each run this
   // long, the counts interleaved over the repeats.

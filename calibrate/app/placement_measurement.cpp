@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "calibrate/app/profile_builder.hpp"
 #include "calibrate/hardware/placement_probe.hpp"
 
@@ -19,11 +17,8 @@ void measure_process_placement(CostSpec& costs, int batch_size, double run_s, in
   const int cores = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
   costs.placement_idle = placement_idle_points(
       measure_placement_idle(cores, load_s, step_s, run_s, repeats, WorkerKind::processes));
-  costs.provenance.source += fmt::format(
-      "; placement_idle: a synthetic pipeline of 1..{} worker processes spinning {:.3g} ms a batch and a trainer "
-      "spinning {:.3g} ms on {} cores, the cores x steady batch time over the fair one, the median of {} runs",
-      costs.placement_idle.empty() ? 0 : costs.placement_idle.back().workers, load_s * 1e3, step_s * 1e3, cores,
-      repeats);
+  costs.provenance.source += placement_idle_source(costs.placement_idle, "processes", load_s, step_s, cores,
+                                                   static_cast<std::size_t>(repeats));
 }
 
 }  // namespace edgetwin::calibrate

@@ -94,15 +94,6 @@ std::string step_scaling_source(const CalibrationData& d) {
                      d.step_s_by_busy_cores.begin()->second.size());
 }
 
-std::string placement_idle_source(const CalibrationData& d) {
-  if (d.placement_idle_s_by_workers.empty()) return "";
-  return fmt::format("; placement_idle: a synthetic pipeline of {}..{} worker threads spinning {:.3g} ms a batch and a "
-                     "trainer spinning {:.3g} ms, the cores x steady batch time over the fair one, the median of {} runs",
-                     d.placement_idle_s_by_workers.begin()->first, d.placement_idle_s_by_workers.rbegin()->first,
-                     d.placement_load_s * 1e3, d.placement_step_s * 1e3,
-                     d.placement_idle_s_by_workers.begin()->second.size());
-}
-
 std::string loader_scaling_source(const CalibrationData& d) {
   if (d.preprocess_s_per_sample_by_cores.size() < 2) return "";
   return fmt::format("; loader_scaling: fetch, decode and transform on 1..{} threads at once, each pinned to its own "
@@ -168,7 +159,12 @@ CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   c.miss_s_per_byte = miss_s_per_byte(d);
   if (c.miss_s_per_byte > 0) c.miss_storage = d.cache->storage_name;
   c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d) + loader_scaling_source(d) +
-                                            placement_idle_source(d) + miss_cpu_source(d) + miss_time_source(d)};
+                                            placement_idle_source(c.placement_idle, "threads", d.placement_load_s,
+                                                                  d.placement_step_s, d.host.online_cores,
+                                                                  d.placement_idle_s_by_workers.empty()
+                                                                      ? 0
+                                                                      : d.placement_idle_s_by_workers.begin()->second.size()) +
+                                            miss_cpu_source(d) + miss_time_source(d)};
   return c;
 }
 
@@ -237,6 +233,16 @@ std::vector<PlacementIdlePoint> placement_idle_points(const std::map<int, std::v
   std::vector<PlacementIdlePoint> points;
   for (const auto& [workers, idle_s] : idle_s_by_workers) points.push_back({workers, median_or_zero(idle_s)});
   return points;
+}
+
+std::string placement_idle_source(const std::vector<PlacementIdlePoint>& points, const char* workers_kind,
+                                  double load_s, double step_s, int cores, std::size_t runs) {
+  if (points.empty()) return "";
+  return fmt::format("; placement_idle: a synthetic pipeline of {}..{} worker {} spinning {:.3g} ms a batch and a "
+                     "trainer spinning {:.3g} ms on {} cores, the cores x steady batch time over the fair one, the "
+                     "median of {} runs",
+                     points.front().workers, points.back().workers, workers_kind, load_s * 1e3, step_s * 1e3, cores,
+                     runs);
 }
 
 double activation_bytes_per_sample(const FootprintData& footprint) {

@@ -21,7 +21,9 @@
 // Every derived value is also written under [measurements] with its spread.
 #pragma once
 
+#include <cstddef>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "calibrate/app/calibration_data.hpp"
@@ -35,6 +37,9 @@ ProfileDocument build_profile(const CalibrationData& data);
 // costs.placement_idle from the placement probe's runs (calibrate/hardware/placement_probe.hpp):
 // each worker count's median.
 std::vector<PlacementIdlePoint> placement_idle_points(const std::map<int, std::vector<double>>& idle_s_by_workers);
+// What those runs were, for the costs' provenance ("; placement_idle: ..."); "" without points.
+std::string placement_idle_source(const std::vector<PlacementIdlePoint>& points, const char* workers_kind,
+                                  double load_s, double step_s, int cores, std::size_t runs);
 
 // Slope of peak RSS growth over batch size (bytes per sample), 0 when it cannot be told.
 double activation_bytes_per_sample(const FootprintData& footprint);

@@ -218,10 +218,9 @@ std::vector<double> run_placement_pipeline(const PipelineShape& shape) {
 
 double idle_core_s_per_batch(const PipelineShape& shape, int cores, const std::vector<double>& take_s) {
   const auto n = static_cast<std::int64_t>(take_s.size());
-  const std::int64_t skip = n / 10;
-  const std::int64_t first = skip;
-  const std::int64_t last = n - 1 - skip;
   if (n < 10) throw std::invalid_argument("placement probe: fewer than 10 batches have no steady middle");
+  const std::int64_t first = n / 10;
+  const std::int64_t last = n - 1 - first;
   const double per_batch_s = (take_s[static_cast<std::size_t>(last)] - take_s[static_cast<std::size_t>(first)]) /
                              static_cast<double>(last - first);
   return std::max(0.0, cores * (per_batch_s - fair_batch_s(shape, cores)));

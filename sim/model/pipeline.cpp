@@ -433,11 +433,7 @@ void Pipeline::consume(std::int64_t index) {
   BatchRecord& record = batches()[index].record;
   record.consumed_s = now();
   record.trainer_idle_since_s = trainer_idle_since_s_;
-  if (workers_.empty()) {
-    start_step(index);
-    return;
-  }
-  dispatch(index + std::int64_t{loader_.prefetch_factor} * loader_.workers);
+  if (!workers_.empty()) dispatch(index + std::int64_t{loader_.prefetch_factor} * loader_.workers);
   start_step(index);
   leave_a_core_idle(index, -1);
 }

@@ -79,23 +79,21 @@ void expect_a_dataloaders_order(const PipelineShape& s) {
   }
 }
 
-TEST(PlacementProbe, WorkerThreadsHandBatchesOverInOrder) {
+// Three workers of 2 ms a batch, a 0.5 ms step, 24 batches.
+PipelineShape small_shape(WorkerKind kind) {
   PipelineShape s;
   s.workers = 3;
   s.load_s = 2e-3;
   s.step_s = 0.5e-3;
   s.batches = 24;
-  expect_a_dataloaders_order(s);
+  s.kind = kind;
+  return s;
 }
 
+TEST(PlacementProbe, WorkerThreadsHandBatchesOverInOrder) { expect_a_dataloaders_order(small_shape(WorkerKind::threads)); }
+
 TEST(PlacementProbe, WorkerProcessesHandBatchesOverInOrder) {
-  PipelineShape s;
-  s.workers = 3;
-  s.load_s = 2e-3;
-  s.step_s = 0.5e-3;
-  s.batches = 24;
-  s.kind = WorkerKind::processes;
-  expect_a_dataloaders_order(s);
+  expect_a_dataloaders_order(small_shape(WorkerKind::processes));
 }
 
 TEST(PlacementProbe, ABadShapeIsRefused) {
