@@ -16,7 +16,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -46,6 +46,11 @@ loses its own `.to(device)`. For each batch it writes one row:
   wait shows. Rows are timed back to back, so the sum loses nothing between them. Linux
   only (a worker's clock is read through its process CPU-time clock); empty where a
   worker's clock could not be read (a worker gone before the row was timed).
+* `step_cpu_s`: the CPU time the trainer's thread spent in the loop body (`time.thread_time()`
+  over `compute_s`'s span). On one intra-op thread, `step_cpu_s / compute_s` is the share of
+  a core the step got; beside worker processes that keep the cores busy it tells how far the
+  scheduler favours the trainer (docs/import.md, `--share-trace`). With more intra-op
+  threads it holds the calling thread's part only.
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -90,7 +95,7 @@ import torch
 __all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling", "measure_loader_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
-            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s"]
+            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 # measure_loader_scaling's rows: a batch loaded alone (compute_s 0), with its thread CPU time.
@@ -423,18 +428,20 @@ class Trace:
                 io_s = _io_clock.seconds if _io_clock.reads else None
                 size, nbytes = _batch_size_and_bytes(batch)
                 compute_start = time.perf_counter()
+                step_cpu_start = time.thread_time()
                 # A break out of the loop closes this generator here; that batch's row is
                 # left out, since its compute may not end when the generator is closed.
                 yield batch
                 if sync is not None:
                     sync()
                 compute_end = time.perf_counter()
+                step_cpu_s = time.thread_time() - step_cpu_start
                 cpu_s = self._cpu.since_last(iterator)
                 batch = None  # the loop's own names keep it as long as it needs it
                 row = [epoch, batch_index, size, _number(fetch_end - fetch_start),
                        _number(compute_end - compute_start), nbytes, *fixed,
                        _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s),
-                       "" if cpu_s is None else _number(cpu_s)]
+                       "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s)]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)

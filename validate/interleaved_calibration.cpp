@@ -91,6 +91,21 @@ std::vector<StepScalingPoint> pooled_step_scaling(const std::vector<ProfileSpec>
   return points;
 }
 
+// Each measured (workers, batch size) share of a core of the trainer's step: the median over the
+// rounds that measured it (the PyTorch runner's with one intra-op thread).
+std::vector<StepSharePoint> pooled_step_share(const std::vector<ProfileSpec>& rounds, std::vector<Measurement>& records) {
+  std::map<std::pair<int, int>, std::vector<double>> by_point;
+  for (const auto& r : rounds) {
+    for (const StepSharePoint& s : r.costs.step_share) by_point[{s.workers, s.batch_size}].push_back(s.share);
+  }
+  std::vector<StepSharePoint> points;
+  for (const auto& [key, shares] : by_point) {
+    const std::string name = fmt::format("step_share_w{}_bs{}", key.first, key.second);
+    points.push_back({key.first, key.second, pooled_value(name, shares, "of a core", records)});
+  }
+  return points;
+}
+
 // Each measured key of a list of points (the loader's busy cores, the placement's workers): the
 // median of its value over the rounds that measured it.
 template <class Point>
@@ -156,6 +171,7 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
                                    &LoaderScalingPoint::factor, "loader_scaling_busy", "x", m);
   c.placement_idle = pooled_points(rounds, &CostSpec::placement_idle, &PlacementIdlePoint::workers,
                                    &PlacementIdlePoint::idle_core_s_per_batch, "placement_idle_s_w", "s/batch", m);
+  c.step_share = pooled_step_share(rounds, m);
   c.provenance = Provenance{
       "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "
                               "first round: {}",

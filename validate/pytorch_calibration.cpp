@@ -1,5 +1,7 @@
 #include "validate/pytorch_calibration.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -68,6 +70,16 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
   return runs;
 }
 
+std::vector<PytorchRun> share_runs(const PytorchCalibrationPlan& plan, int round, int cores) {
+  std::vector<int> sizes = plan.other_batch_sizes;
+  sizes.push_back(plan.workload.loader.batch_size);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<PytorchRun> runs;
+  for (const int size : sizes) runs.push_back(calibration_run(plan, round, cores, size, plan.handoff_batches));
+  return runs;
+}
+
 calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round) {
   prepare_page_cache(plan.files, CacheState::warm);
   calibrate::ImportOptions options;
@@ -77,6 +89,13 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
     options.trace_csvs.push_back(run.trace_csv);
   }
   options.trace_csvs.insert(options.trace_csvs.end(), {runs.front().step_scaling_csv, runs.front().loader_scaling_csv});
+  const int cores = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  if (cores > 1 && plan.base.intra_op_threads == 1) {
+    for (const PytorchRun& run : share_runs(plan, round, cores)) {
+      (void)run_pytorch(plan.runner, run);
+      options.share_csvs.push_back(run.trace_csv);
+    }
+  }
   if (const auto cold = cold_then_warm_run(plan, round)) {
     prepare_page_cache(plan.files, CacheState::cold);
     (void)run_pytorch(plan.runner, *cold);

@@ -58,6 +58,11 @@ struct PytorchCalibrationPlan {
 // size sequentially (with the step-scaling file), then the other sizes, then one worker.
 std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round);
 
+// The runs that measure the trainer's share of a core (costs.step_share): `cores` worker
+// processes keeping the cores busy, handoff_batches batches at the workload's batch size and at
+// each of the grid's others, in ascending order.
+std::vector<PytorchRun> share_runs(const PytorchCalibrationPlan& plan, int round, int cores);
+
 calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round);
 
 }  // namespace edgetwin::validate

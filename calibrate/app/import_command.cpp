@@ -26,6 +26,9 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
                 "(costs.miss_s_per_byte); repeatable");
   c->add_option("--storage-name", o.storage_name,
                 "the medium the cold-then-warm traces read from, as the device file names it");
+  c->add_option("--share-trace", o.share_traces,
+                "trace CSV with step_cpu_s of a run whose worker processes keep the cores busy (workers = cores, one "
+                "intra-op thread): the trainer's share of a core (costs.step_share); repeatable, one per batch size");
   c->add_option("--study-prefix", o.study_prefix, "prefix of the study's <prefix>_fetch.csv / _compute.csv logs");
   c->add_option("--batch-size", o.batch_size, "study logs: the DataLoader's batch size (default: the workload's)");
   c->add_flag("--sequential", o.sequential, "the runs used num_workers=0");
@@ -46,6 +49,7 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   options.study_prefix = o.study_prefix;
   options.trace_csvs = o.traces;
   options.cold_then_warm_csvs = o.cold_then_warm_traces;
+  options.share_csvs = o.share_traces;
   options.storage_name = o.storage_name;
   options.batch_size = o.batch_size;
   options.derivation.sequential = o.sequential;

@@ -19,6 +19,7 @@ struct ImportCommandOptions {
   std::vector<std::filesystem::path> traces;
   std::vector<std::filesystem::path> cold_then_warm_traces;  // epoch 0 from storage, epoch 1 from the page cache
   std::string storage_name;  // the medium they read from
+  std::vector<std::filesystem::path> share_traces;  // with workers keeping the cores busy: costs.step_share
   std::optional<std::filesystem::path> study_prefix;
   int batch_size = 0;
   bool sequential = false;

@@ -202,6 +202,30 @@ void derive_step_with_workers(const std::vector<BatchRecord>& reference, const s
   out.derived.push_back("step_with_workers_s_per_batch");
 }
 
+void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out) {
+  std::map<std::pair<int, int>, std::pair<double, double>> sums;  // (workers, batch size) -> (CPU, wall)
+  for (const auto& [size, steady] : steady_rows_with_workers(rows)) {
+    for (const auto& b : steady) {
+      if (b.threads != 1 || std::isnan(b.step_cpu_s) || b.compute_s <= 0) continue;
+      auto& [cpu, wall] = sums[{b.workers, size}];
+      cpu += b.step_cpu_s;
+      wall += b.compute_s;
+    }
+  }
+  if (sums.empty()) {
+    out.notes.push_back("no trace with workers, one intra-op thread and step_cpu_s; step_share left out");
+    return;
+  }
+  for (const auto& [key, sum] : sums) {
+    const double share = std::min(1.0, sum.first / sum.second);
+    out.costs.step_share.push_back(
+        {key.first, key.second,
+         loadable_value(share, fmt::format("step_share (workers {}, batch size {})", key.first, key.second).c_str(),
+                        "of a core", source, out)});
+  }
+  out.derived.push_back("step_share");
+}
+
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                            const std::string& source, DerivedCosts& out) {
   std::map<int, const BatchRecord*> first_of_file;  // each trace's first epoch's batch 0

@@ -36,6 +36,9 @@
 //                      trace's) and no busy cores where the log has them (a log with a busy_cores
 //                      column, measure_step_scaling's), else the training runs' w = 0 steps
 //   compute_threads    the reference threads, on a CPU-only device
+//   step share         traces given for it (--share-trace), with workers, one intra-op thread
+//                      and step_cpu_s: per (workers, batch size), the steady rows' step_cpu_s
+//                      summed over their compute_s summed, at most 1 (derive_step_share)
 //
 // Contract: a rule whose inputs are missing keeps the workload's value and says why in notes;
 // values are within what the profile loader reads (sim/config/physical_range.cpp).
@@ -68,6 +71,11 @@ void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait
 void derive_background_cpu(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out);
 void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
                          DerivedCosts& out);
+
+// costs.step_share from traces with workers: per (workers, batch size), over the rows past the
+// first workers x prefetch with one intra-op thread and step_cpu_s logged, the step's thread CPU
+// summed over its wall time summed (sums: the time an epoch's steps add up to), at most 1.
+void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out);
 
 // costs.loader_scaling from rows loaded on their own (BatchRecord::load_only): per busy-core
 // count k >= 1, the mean load time beside k busy cores over the mean with none.

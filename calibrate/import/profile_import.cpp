@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "calibrate/import/contention_derivation.hpp"
 #include "calibrate/import/study_log_reader.hpp"
 #include "calibrate/import/trace_csv_reader.hpp"
 
@@ -38,6 +39,18 @@ Logs read_logs(const ImportOptions& options, const WorkloadSpec& workload) {
   return logs;
 }
 
+// Traces read for one rule alone: their rows pooled, each file named with what it was for.
+std::vector<BatchRecord> read_for_one_rule(const std::vector<std::filesystem::path>& csvs, const char* what,
+                                           std::vector<std::string>& files) {
+  std::vector<BatchRecord> rows;
+  for (const auto& file : csvs) {
+    const auto batches = read_trace_csv(file);
+    rows.insert(rows.end(), batches.begin(), batches.end());
+    files.push_back(file.string() + what);
+  }
+  return rows;
+}
+
 // "measured" only when nothing in the CostSpec is someone else's guess.
 Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload, const std::vector<std::string>& files,
                             const std::string& date) {
@@ -65,14 +78,11 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   DerivedCosts derived = derive_costs(logs.batches, logs.epochs, workload, options.derivation, source);
   std::vector<std::string> files = logs.files;
   if (!options.cold_then_warm_csvs.empty()) {
-    std::vector<BatchRecord> cold_then_warm;
-    for (const auto& file : options.cold_then_warm_csvs) {
-      const auto batches = read_trace_csv(file);
-      cold_then_warm.insert(cold_then_warm.end(), batches.begin(), batches.end());
-      files.push_back(file.string() + " (cold, then warm)");
-    }
-    derive_miss_costs(cold_then_warm, workload.dataset.sample_bytes, options.storage_name, source, derived);
+    derive_miss_costs(read_for_one_rule(options.cold_then_warm_csvs, " (cold, then warm)", files),
+                      workload.dataset.sample_bytes, options.storage_name, source, derived);
   }
+  if (!options.share_csvs.empty())
+    derive_step_share(read_for_one_rule(options.share_csvs, " (the step's share)", files), source, derived);
   ProfileDocument doc;
   doc.profile.device = derived.costs.device;
   doc.profile.workload = workload.name;

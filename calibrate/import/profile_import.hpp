@@ -23,6 +23,9 @@ struct ImportOptions {
   // cache: a miss's costs (derive_miss_costs), and nothing else.
   std::vector<std::filesystem::path> cold_then_warm_csvs;
   std::string storage_name;  // the medium those traces read from ("": a miss's time left out)
+  // Traces with worker processes keeping the cores busy and step_cpu_s logged: the trainer's
+  // share of a core (derive_step_share), and nothing else.
+  std::vector<std::filesystem::path> share_csvs;
   int batch_size = 0;                                 // study logs: 0 = the workload's loader batch size
   DerivationOptions derivation;
   std::string command;                                // the command line, for [profile]

@@ -64,6 +64,8 @@ void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector
   if (t.column("fetch_cpu_s") && !t.text(r, "fetch_cpu_s").empty())
     b.fetch_cpu_s = t.seconds(r, "fetch_cpu_s", 1.0, "s/batch", problems);
   if (t.column("cpu_s") && !t.text(r, "cpu_s").empty()) b.cpu_s = t.seconds(r, "cpu_s", 1.0, "s/batch", problems);
+  if (t.column("step_cpu_s") && !t.text(r, "step_cpu_s").empty())
+    b.step_cpu_s = t.seconds(r, "step_cpu_s", 1.0, "s/batch", problems);
 }
 
 BatchRecord read_row(const CsvTable& t, std::size_t r, bool has_io, std::vector<Diagnostic>& problems) {

@@ -104,6 +104,13 @@ std::string measured_terms(const CostSpec& c) {
           fmt::format("{{ workers = {}, idle_core_s_per_batch = {} }}", p.workers, toml_float(p.idle_core_s_per_batch)));
     out += key_value("placement_idle", fmt::format("[{}]", fmt::join(points, ", ")));
   }
+  if (!c.step_share.empty()) {
+    std::vector<std::string> points;
+    for (const StepSharePoint& p : c.step_share)
+      points.push_back(fmt::format("{{ workers = {}, batch_size = {}, share = {} }}", p.workers, p.batch_size,
+                                   toml_float(p.share)));
+    out += key_value("step_share", fmt::format("[{}]", fmt::join(points, ", ")));
+  }
   return out;
 }
 

@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s"]
+          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s"]
 
 
 def read_trace(path):
@@ -211,6 +211,20 @@ def test_fetch_cpu_s_is_the_work_inside_next_not_the_sleep(tmp_path):
         assert cpu >= 4 * 0.01
         assert cpu < 4 * 0.01 + 0.02  # the sleeps are not in it
         assert fetch >= 4 * (0.03 + 0.01)
+
+
+def test_step_cpu_s_is_the_loop_bodys_work_not_its_sleep(tmp_path):
+    # The body works 20 ms and sleeps 30 ms per batch: compute_s holds both, step_cpu_s the work.
+    def body(_):
+        time.sleep(0.03)
+        WorkingDataset(1, 0, 0.02)[0]
+    loader = DataLoader(WorkingDataset(12, 0, 0.001), batch_size=4)
+    _, rows = run_epochs(tmp_path / "t.csv", loader, body=body)
+    assert len(rows) == 3
+    for r in rows:
+        step, cpu = float(r["compute_s"]), float(r["step_cpu_s"])
+        assert step >= 0.05
+        assert 0.02 <= cpu < 0.02 + 0.015
 
 
 def test_cpu_s_adds_up_to_the_trainers_process_cpu_without_workers(tmp_path):

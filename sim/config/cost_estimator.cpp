@@ -146,7 +146,7 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.miss_cpu_s_per_byte = ref.miss_cpu_s_per_byte * cpu_scale;
   costs.background_cpu_s_per_batch = ref.background_cpu_s_per_batch * cpu_scale;
   // miss_s_per_byte is not carried over either: it is how the reference's medium served the reader.
-  // cpu_step_scaling, loader_scaling and placement_idle are not carried over: they are how the
+  // cpu_step_scaling, loader_scaling, placement_idle and step_share are not carried over: they are how the
   // reference's kernel scheduled and placed threads, and its cores shared caches, which says
   // nothing about another device's.
   std::string how;

@@ -23,6 +23,7 @@ constexpr std::array kRanges{
     PhysicalRange{"s/byte", 1e-15, 1e-3, "1 fs", "1 ms", "the CPU time of one byte handed over"},
     PhysicalRange{"times the compute curve's step", 1e-3, 1e3, "0.001", "1000", "a measured slowdown of a step"},
     PhysicalRange{"times the loader's time with the other cores idle", 1e-3, 1e3, "0.001", "1000", "a measured slowdown of loading"},
+    PhysicalRange{"of a core", 1e-3, 1.0, "0.001", "1", "a share of one core"},
     PhysicalRange{"s/batch", 1e-12, 1e4, "1 ps", "10000 s", "the time of one batch"},
     PhysicalRange{"s per batch", 1e-9, 1e4, "1 ns", "10000 s", "the time of one training step"},
     PhysicalRange{"FLOP/cycle", 1e-3, 1e6, "0.001", "1e6", "the peak of an edge GPU per clock"},

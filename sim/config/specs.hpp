@@ -206,6 +206,17 @@ struct PlacementIdlePoint {
   double idle_core_s_per_batch = 0;
 };
 
+// The share of a core the trainer's single-threaded CPU step gets while DataLoader worker
+// processes keep the cores busy: its thread CPU time over its wall time, measured in real runs
+// with `workers` workers at `batch_size` (python/edgetwin_trace.py's step_cpu_s). A trainer
+// that sleeps in next() is woken ahead of the CPU-bound workers (the scheduler's wake-up
+// preemption), so its share exceeds the fair one; docs/model.md, *The trainer's share of a core*.
+struct StepSharePoint {
+  int workers = 0;
+  int batch_size = 0;
+  double share = 1;
+};
+
 // Per-batch costs of this workload on one device.
 struct CostSpec {
   std::string device;                        // the device these costs were measured or estimated on
@@ -247,6 +258,8 @@ struct CostSpec {
   std::string miss_storage;                      // the medium miss_s_per_byte was measured on
   std::vector<PlacementIdlePoint> placement_idle;  // idle core time per hand-off of a saturated
                                                    // pipeline; by workers, ascending
+  std::vector<StepSharePoint> step_share;  // the trainer's share of a core beside busy worker processes;
+                                           // by workers, then batch size, ascending
 
   // Whether a measured miss time prices this medium's misses (else the device's request model).
   bool measured_miss_on(const std::string& storage_name) const {

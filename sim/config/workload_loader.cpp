@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -255,6 +256,30 @@ void read_placement_idle(TomlReader& reader, std::vector<PlacementIdlePoint>& po
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.workers < b.workers; });
 }
 
+// [[costs.step_share]]: one point per (workers, batch size), ascending for the lookup
+// (sim/model/step_share.hpp).
+void read_step_share(TomlReader& reader, std::vector<StepSharePoint>& points) {
+  for (const std::string& table : reader.table_array("costs.step_share", Presence::optional)) {
+    StepSharePoint p;
+    bool ok = reader.read_count(table + ".workers", p.workers, Presence::required, Bound::positive, "worker processes");
+    ok &= reader.read_count(table + ".batch_size", p.batch_size, Presence::required, Bound::positive, "samples");
+    ok &= reader.read_number(table + ".share", p.share, Presence::required, Bound::positive, "of a core");
+    if (!ok) continue;
+    const bool repeated = std::any_of(points.begin(), points.end(), [&](const StepSharePoint& q) {
+      return q.workers == p.workers && q.batch_size == p.batch_size;
+    });
+    if (repeated) {
+      reader.add_error(table, fmt::format("a second point for {} worker(s) at batch size {}; expected one", p.workers,
+                                          p.batch_size));
+      continue;
+    }
+    points.push_back(p);
+  }
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.workers, a.batch_size) < std::tie(b.workers, b.batch_size);
+  });
+}
+
 // A miss's measured time belongs to the medium it was read from: without the medium's name
 // it could not be kept off the others.
 void read_miss_time(TomlReader& reader, CostSpec& costs) {
@@ -301,6 +326,7 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
   read_step_scaling(reader, costs.cpu_step_scaling);
   read_loader_scaling(reader, costs.loader_scaling);
   read_placement_idle(reader, costs.placement_idle);
+  read_step_share(reader, costs.step_share);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }
 

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include <simgrid/s4u.hpp>
 
 #include "sim/model/engine_timer.hpp"
+#include "sim/model/step_share.hpp"
 
 namespace edgetwin {
 
@@ -472,12 +474,28 @@ void Pipeline::start_step(std::int64_t index) {
     start_gpu_step(index, gpu_cycles);
     launch(Stage::launch, index, -1, platform_.cpu(), launch_cycles);
   } else {
-    batch.pending_steps = 1;
-    launch(Stage::cpu_step, index, -1, platform_.cpu(),
-           work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left()) + batch.work->step_with_workers_cycles +
-               batch.before_step_s * platform_.cpu()->get_speed(),
-           batch.work->cpu_compute_threads);
+    start_cpu_step(index);
   }
+}
+
+// A CPU-only step beside worker processes either runs at its measured share of a core
+// (costs.step_share: its own CPU work, weighted against the other activities on the cores,
+// reweigh_step) or is stretched by cpu_step_scaling's measured slow-down and shared fairly.
+void Pipeline::start_cpu_step(std::int64_t index) {
+  Batch& batch = batches()[index];
+  batch.pending_steps = 1;
+  const std::optional<double> share = work_.step_share(*batch.work, loader_.workers);
+  const double step_cycles = share ? batch.work->cpu_compute_cycles_per_thread
+                                   : work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left());
+  Token& step = launch(Stage::cpu_step, index, -1, platform_.cpu(),
+                       step_cycles + batch.work->step_with_workers_cycles +
+                           batch.before_step_s * platform_.cpu()->get_speed(),
+                       batch.work->cpu_compute_threads);
+  if (!share || step.exec == nullptr) return;
+  shared_step_ = &step;
+  shared_step_share_ = *share;
+  shared_step_weight_ = 1.0;
+  reweigh_step();
 }
 
 // A single accelerator runs the trainer's steps one at a time and nothing else, so its step
@@ -543,6 +561,7 @@ void Pipeline::on_step_part_done(std::int64_t index) {
 // ---- activities ---------------------------------------------------------------------
 
 void Pipeline::on_complete(Token& token) {
+  if (&token == shared_step_) shared_step_ = nullptr;
   tokens_.retire(token);
   cpu_threads_in_flight_ -= token.cpu_threads;
   runnable_in_flight_ -= token.runnable;
@@ -581,6 +600,7 @@ void Pipeline::on_complete(Token& token) {
         energy_->discount(work_.placement_idle_s(loader_.workers) * platform_.cpu_core_busy_extra_w());
       break;
   }
+  reweigh_step();
 }
 
 // A busy worker's CPU backlog: what is left of the batch it loads (all of its CPU work while
@@ -636,7 +656,20 @@ Pipeline::Token& Pipeline::launch(Stage stage, std::int64_t batch, int worker, s
   token.exec->set_host(host);
   attach(*token.exec, token);
   token.exec->start();
+  reweigh_step();
   return token;
+}
+
+// A step at its measured share keeps it while activities start and end beside it: its weight
+// follows the count of the others on the cores.
+void Pipeline::reweigh_step() {
+  if (shared_step_ == nullptr) return;
+  const int others = cpu_threads_in_flight_ - shared_step_->cpu_threads + static_cast<int>(placement_in_flight_);
+  const double weight = step_weight(shared_step_share_, platform_.cpu()->get_core_count(), others);
+  if (weight != shared_step_weight_) {
+    shared_step_weight_ = weight;
+    shared_step_->exec->update_priority(weight);
+  }
 }
 
 // On a GPU device with one accelerator, the CPU runs the workers' work (one piece each at a

@@ -150,6 +150,8 @@ class Pipeline {
   void on_complete(Token& token);
 
   Token& launch(Stage stage, std::int64_t batch, int worker, simgrid::s4u::Host* host, double amount, int threads = 1);
+  void start_cpu_step(std::int64_t index);
+  void reweigh_step();
   static bool cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader);
   void run_on_own_core(Token& token, double cycles);
   OneCoreHost* one_core_host(const simgrid::s4u::Host* host) const;
@@ -229,6 +231,9 @@ class Pipeline {
   std::int64_t next_to_consume_ = 0;
   std::int64_t background_in_flight_ = 0;  // background CPU work of handed-over batches still running
   std::int64_t placement_in_flight_ = 0;   // core time left idle after hand-offs, still running
+  Token* shared_step_ = nullptr;  // the CPU step running at its measured share (costs.step_share)
+  double shared_step_share_ = 1;
+  double shared_step_weight_ = 1;
   int cpu_threads_in_flight_ = 0;          // CPU threads busy with the pipeline's work (launch)
   int runnable_in_flight_ = 0;             // threads of the pipeline the kernel has to place
   bool trainer_busy_ = false;

@@ -8,6 +8,7 @@
 #include "sim/model/cpu_step_scaling.hpp"
 #include "sim/model/loader_scaling.hpp"
 #include "sim/model/placement_idle.hpp"
+#include "sim/model/step_share.hpp"
 
 namespace edgetwin {
 
@@ -101,6 +102,11 @@ double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<
 double WorkModel::placement_idle_s(int workers) const {
   if (cpu_cores_ != measured_cores_) return 0.0;
   return edgetwin::placement_idle_s(costs_.placement_idle, workers);
+}
+
+std::optional<double> WorkModel::step_share(const BatchWork& work, int workers) const {
+  if (has_gpu_ || workers < 1 || work.cpu_compute_threads != 1 || cpu_cores_ != measured_cores_) return std::nullopt;
+  return measured_step_share(costs_.step_share, workers, static_cast<double>(work.samples), measured_cores_);
 }
 
 double WorkModel::loader_factor(int busy_cores) const {

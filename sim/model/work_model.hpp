@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/config/specs.hpp"
@@ -99,6 +100,11 @@ class WorkModel {
   // (costs.placement_idle, sim/model/placement_idle.hpp): only on the cores it was measured on,
   // since how the kernel places threads on fewer cores was not (on one core nothing can idle).
   double placement_idle_s(int workers) const;
+  // The measured share of a core a single-threaded CPU step gets beside `workers` busy worker
+  // processes (costs.step_share, sim/model/step_share.hpp). With it the step is its own CPU
+  // work at that share, in place of cpu_step_scaling's slow-down beside spinning processes.
+  // Only on a CPU-only device, on the cores it was measured on, with workers.
+  std::optional<double> step_share(const BatchWork& work, int workers) const;
   bool has_gpu() const { return has_gpu_; }
 
  private:

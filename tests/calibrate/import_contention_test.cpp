@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "calibrate/import/contention_derivation.hpp"
 #include "calibrate/import/cost_derivation.hpp"
 #include "calibrate/import/profile_import.hpp"
 #include "calibrate/import/trace_csv_reader.hpp"
@@ -447,6 +448,82 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   ASSERT_EQ(c.loader_scaling.size(), 1u);
   EXPECT_EQ(c.loader_scaling[0].busy_cores, 1);
   EXPECT_NEAR(c.loader_scaling[0].factor, 1.2, 1e-12);
+}
+
+// The trainer's share of a core (derive_step_share): two workers (prefetch 2), so the first 4
+// rows are not steady; then steps of 4 ms wall holding 3 ms of the thread's CPU, and 6 ms
+// holding 4.2 ms: (3 + 4.2) / (4 + 6) = 0.72 of a core at batch 16. At batch 64, 0.6.
+std::vector<BatchRecord> two_workers(int size, const std::vector<std::pair<double, double>>& steady_cpu_wall) {
+  std::vector<BatchRecord> out;
+  for (int i = 0; i < 4; ++i) {
+    BatchRecord b = row(0, 2, i, size, 0.05, 0.001);
+    b.step_cpu_s = 0.0001;  // a start-up no share is taken from
+    out.push_back(b);
+  }
+  for (const auto& [cpu, wall] : steady_cpu_wall) {
+    BatchRecord b = row(0, 2, static_cast<std::int64_t>(out.size()), size, 0.002, wall);
+    b.step_cpu_s = cpu;
+    out.push_back(b);
+  }
+  return out;
+}
+
+TEST(ImportStepShare, IsTheSteadyStepsThreadCpuOverTheirWallTimePerWorkersAndBatchSize) {
+  DerivedCosts d;
+  derive_step_share(pooled(two_workers(16, {{3e-3, 4e-3}, {4.2e-3, 6e-3}}), two_workers(64, {{6e-3, 10e-3}})), "t.csv",
+                    d);
+  ASSERT_EQ(d.costs.step_share.size(), 2u);
+  EXPECT_EQ(d.costs.step_share[0].workers, 2);
+  EXPECT_EQ(d.costs.step_share[0].batch_size, 16);
+  EXPECT_NEAR(d.costs.step_share[0].share, 0.72, 1e-12);
+  EXPECT_EQ(d.costs.step_share[1].batch_size, 64);
+  EXPECT_NEAR(d.costs.step_share[1].share, 0.6, 1e-12);
+  EXPECT_TRUE(has(d.derived, "step_share"));
+}
+
+TEST(ImportStepShare, NeedsOneThreadAndTheStepsCpuAndIsAtMostACore) {
+  DerivedCosts over;
+  derive_step_share(two_workers(16, {{4.1e-3, 4e-3}}), "t.csv", over);  // clock granularity
+  ASSERT_EQ(over.costs.step_share.size(), 1u);
+  EXPECT_DOUBLE_EQ(over.costs.step_share[0].share, 1.0);
+  auto many_threads = two_workers(16, {{3e-3, 4e-3}});
+  for (auto& b : many_threads) b.threads = 2;  // the thread's CPU is then only part of the step's
+  auto unlogged = two_workers(16, {{3e-3, 4e-3}});
+  for (auto& b : unlogged) b.step_cpu_s = std::nan("");
+  for (const auto& rows : {many_threads, unlogged, sequential(16, 1e-4, 1e-3)}) {
+    DerivedCosts d;
+    derive_step_share(rows, "t.csv", d);
+    EXPECT_TRUE(d.costs.step_share.empty());
+    ASSERT_EQ(d.notes.size(), 1u);
+    EXPECT_NE(d.notes[0].find("step_share left out"), std::string::npos) << d.notes[0];
+  }
+}
+
+TEST(ImportStepShare, ShareTracesGiveOnlyTheShareAndSurviveTheProfileRoundTrip) {
+  TempDir dir;
+  const std::string header = "epoch,batch,batch_size,fetch_s,compute_s,workers,prefetch_factor,threads,step_cpu_s\n";
+  std::string seq = header;
+  for (int b = 0; b < 6; ++b) seq += fmt::format("0,{},16,0.00096,0.0012,0,,1,0.0012\n", b);
+  std::string share = header;
+  for (int b = 0; b < 10; ++b) share += fmt::format("0,{},16,0.002,0.004,2,2,1,{}\n", b, b < 4 ? "0.001" : "0.0032");
+  write_text(dir / "seq.csv", seq);
+  write_text(dir / "share.csv", share);
+  ImportOptions o;
+  o.trace_csvs = {dir / "seq.csv"};
+  o.share_csvs = {dir / "share.csv"};
+  o.command = "edgetwin-calibrate import --trace seq.csv --share-trace share.csv";
+  const ProfileDocument doc = import_profile(o, cpu_workload());
+  EXPECT_EQ(doc.profile.costs.receive_cpu_s_per_batch, cpu_workload().costs.receive_cpu_s_per_batch);  // kept
+  EXPECT_NE(doc.profile.costs.provenance.source.find("share.csv (the step's share)"), std::string::npos);
+  write_text(dir / "p.toml", render_profile(doc));
+  const CostSpec c = load_profile(dir / "p.toml").costs;
+  ASSERT_EQ(c.step_share.size(), 1u);
+  EXPECT_EQ(c.step_share[0].workers, 2);
+  EXPECT_NEAR(c.step_share[0].share, 0.8, 1e-12);
+  write_text(dir / "bad.csv", header + "0,0,16,0.002,0.004,2,2,1,-0.1\n");
+  const std::string e = error_of<ConfigError>([&] { read_trace_csv(dir / "bad.csv"); });
+  EXPECT_NE(e.find("bad.csv:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("step_cpu_s"), std::string::npos) << e;
 }
 
 // A miss's costs from a cold-then-warm sequential trace: batch 0 of each epoch (iter()) left

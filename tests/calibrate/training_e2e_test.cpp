@@ -437,6 +437,30 @@ TEST_F(CalibrateE2E, ImportDelegatesToTheImportLibrary) {
   EXPECT_NE(text.find("\nmiss_storage = \"sd-card\""), std::string::npos) << text;
 }
 
+TEST_F(CalibrateE2E, ImportTakesShareTracesAndMeasuresPlacement) {
+  // Rows 0-3 of two workers (prefetch 2) are not steady; then 3 ms of the step's thread CPU in
+  // 4 ms: 0.75 of a core (its value rules: ImportStepShare in import_contention_test).
+  const fs::path trace = dir_->path() / "seq.csv";
+  std::ofstream(trace) << "epoch,batch,batch_size,fetch_s,compute_s\n0,0,16,0.0002,0.003\n0,1,16,0.0002,0.003\n";
+  const fs::path share = dir_->path() / "w2.csv";
+  std::ofstream out(share);
+  out << "epoch,batch,batch_size,fetch_s,compute_s,workers,prefetch_factor,threads,step_cpu_s\n";
+  for (int b = 0; b < 8; ++b) out << "0," << b << ",16,0.001,0.004,2,2,1," << (b < 4 ? "0.001" : "0.003") << "\n";
+  out.close();
+  const fs::path profile = dir_->path() / "share.toml";
+  const auto r = run_command(calibrate_bin() + " import --workload lenet-mnist --trace " + quoted(trace) +
+                             " --share-trace " + quoted(share) + " --sequential --measure-placement --out " +
+                             quoted(profile));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = test_support::read_text(profile);
+  const std::string point = "\nstep_share = [{ workers = 2, batch_size = 16, share = ";
+  const auto at = text.find(point);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NEAR(std::stod(text.substr(at + point.size())), 0.75, 1e-12) << text;
+  EXPECT_NE(text.find("\nplacement_idle = [{ workers = 1, "), std::string::npos) << text;  // 1, 2, cores, ...
+  EXPECT_NE(text.find("w2.csv (the step's share)"), std::string::npos) << text;
+}
+
 
 // A calibration killed at a random point by SIGINT, SIGTERM or SIGKILL: no process of it is
 // left, the profile is absent or whole (every section, written by a rename), SIGINT and SIGTERM

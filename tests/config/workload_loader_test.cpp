@@ -298,6 +298,26 @@ TEST_F(WorkloadLoader, PlacementIdlePointsAreCheckedAndNotRepeated) {
   EXPECT_NE(errors[2].find("costs.placement_idle[2].idle_core_s_per_batch"), std::string::npos) << errors[2];
 }
 
+TEST_F(WorkloadLoader, StepShareIsReadInWorkersThenBatchSizeOrderAndChecked) {
+  const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                            "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\n"
+                            "step_share = [{ workers = 2, batch_size = 64, share = 0.6 }, "
+                            "{ workers = 2, batch_size = 16, share = 0.8 }]");
+  ASSERT_EQ(w.costs.step_share.size(), 2u);
+  EXPECT_EQ(w.costs.step_share[0].batch_size, 16);
+  EXPECT_EQ(w.costs.step_share[0].share, 0.8);
+  EXPECT_EQ(w.costs.step_share[1].batch_size, 64);
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nstep_share = ["
+                                   "{ workers = 2, batch_size = 16, share = 0.8 }, "
+                                   "{ workers = 2, batch_size = 16, share = 0.7 }, "
+                                   "{ workers = 2, batch_size = 32, share = 1.5 }]");
+  ASSERT_EQ(errors.size(), 2u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("costs.step_share[1]: a second point for 2 worker(s) at batch size 16; expected one"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("costs.step_share[2].share"), std::string::npos) << errors[1];
+}
+
 TEST_F(WorkloadLoader, ComputeNeedsAtLeastOnePoint) {
   EXPECT_THAT(errors_after("batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3]",
                            "batch_size = [], seconds = []"),

@@ -4,10 +4,15 @@
 // Closed forms on a 2-core, 1 GHz CPU-only device; without the terms, the model before them.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "sim/config/operating_point.hpp"
 #include "sim/model/cpu_step_scaling.hpp"
 #include "sim/model/loader_scaling.hpp"
 #include "sim/model/placement_idle.hpp"
+#include "sim/model/step_share.hpp"
 #include "tests/sim/scenario.hpp"
 
 namespace edgetwin::test {
@@ -325,6 +330,82 @@ TEST(PlacementIdle, ACoreLeftIdleDrawsNoPowerBeyondIdleAndIsNoCpuWork) {
   EXPECT_NEAR(b.incremental_energy_j, a.incremental_energy_j, 1e-6 * a.incremental_energy_j);
   EXPECT_NEAR(b.incremental_energy_j, b.cpu_util * 8 * b.e2e_s * 1.0 + b.gpu_util * b.e2e_s * 10.0,
               1e-6 * b.incremental_energy_j);
+}
+
+// The trainer's measured share of a core (costs.step_share): looked up at the most workers
+// measured that oversubscribed the cores, linear in the batch size.
+TEST(StepShare, TheShareOfTheMostWorkersMeasuredThatOversubscribedApplies) {
+  const std::vector<StepSharePoint> points{{1, 16, 0.99}, {2, 16, 0.8}, {2, 64, 0.6}, {4, 16, 0.7}};
+  EXPECT_FALSE(measured_step_share(points, 1, 16, 2));  // a worker and the trainer had a core each
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 16, 2), 0.8);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 40, 2), 0.7);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 8, 2), 0.8);     // held below
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 256, 2), 0.6);   // and above
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 3, 16, 2), 0.8);    // the most workers measured up to 3
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 8, 64, 2), 0.7);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 1, 16, 1), 0.99);   // one core: one worker oversubscribes
+  EXPECT_FALSE(measured_step_share({}, 2, 16, 2));
+}
+
+TEST(StepShare, TheWeightGivesTheShareInMaxMinSharing) {
+  // 2 cores, 2 others of weight 1: the step gets 2 w / (w + 2) = 0.8 with w = 4/3.
+  const double w = step_weight(0.8, 2, 2);
+  EXPECT_DOUBLE_EQ(w, 0.8 * 2 / 1.2);
+  EXPECT_DOUBLE_EQ(2 * w / (w + 2), 0.8);
+  EXPECT_DOUBLE_EQ(step_weight(0.8, 2, 1), 1.0);  // a core each: nothing to weigh
+  EXPECT_DOUBLE_EQ(step_weight(0.8, 1, 3), 1.0);  // one core
+  EXPECT_DOUBLE_EQ(step_weight(0.5, 2, 4), 0.5 * 4 / 1.5);
+}
+
+// Workers 16 times slower than the 2 ms step: 31.68 ms of loading a batch, so every worker is
+// busy through every step after the first few, and the trainer waits for each batch.
+WorkloadSpec slow_workers() {
+  auto w = one_thread_step();
+  w.costs.preprocess_cpu_s_per_sample += 30.72e-3 / 16;
+  return w;
+}
+
+// Each step's duration, compute_end_s - on_device_s, of batches [8, 40) of the trace.
+std::vector<double> steady_steps(const DeviceSpec& device, const WorkloadSpec& w, int workers) {
+  const auto r = simulate(device, w, run_with(workers, 2, 16, 1), true);
+  expect_clean(r);
+  std::vector<double> steps;
+  std::istringstream in(r.trace_csv);
+  std::string line;
+  std::getline(in, line);  // header: ... on_device_s,compute_end_s last
+  while (std::getline(in, line)) {
+    const auto last = line.rfind(',');
+    const auto before = line.rfind(',', last - 1);
+    const int batch = std::stoi(line.substr(line.find(',') + 1));
+    if (batch >= 8 && batch < 40)
+      steps.push_back(std::stod(line.substr(last + 1)) - std::stod(line.substr(before + 1, last - before - 1)));
+  }
+  return steps;
+}
+
+TEST(StepShare, BesideBusyWorkersTheStepRunsAtItsMeasuredShare) {
+  auto w = slow_workers();
+  for (const double step : steady_steps(cpu_device(2), w, 2)) EXPECT_NEAR(step, 2e-3 * 1.5, 1e-9);  // fair: 2/3
+  w.costs.step_share = {{2, 16, 0.8}};
+  for (const double step : steady_steps(cpu_device(2), w, 2)) EXPECT_NEAR(step, 2e-3 / 0.8, 1e-9);
+  for (const double step : steady_steps(cpu_device(2), w, 4)) EXPECT_NEAR(step, 2e-3 / 0.8, 1e-9);  // 4 busy
+  w.costs.cpu_step_scaling = {{1, 2, 16, 2.0}};  // the spinners' slow-down gives way to the share
+  for (const double step : steady_steps(cpu_device(2), w, 2)) EXPECT_NEAR(step, 2e-3 / 0.8, 1e-9);
+}
+
+TEST(StepShare, OnFewerCoresThanMeasuredItIsLeftOut) {
+  auto w = slow_workers();
+  const DeviceSpec one_core = apply_operating_point(cpu_device(2), [] {
+    OperatingPoint p = max_operating_point(cpu_device(2));
+    p.cores = 1;
+    return p;
+  }());
+  const auto without = simulate(one_core, w, run_with(2, 2, 16, 1));
+  w.costs.step_share = {{2, 16, 0.8}};
+  const auto with = simulate(one_core, w, run_with(2, 2, 16, 1));
+  expect_clean(with);
+  EXPECT_DOUBLE_EQ(with.epochs.at(0).e2e_s, without.epochs.at(0).e2e_s);
+  EXPECT_DOUBLE_EQ(with.epochs.at(0).stall_s, without.epochs.at(0).stall_s);
 }
 
 }  // namespace

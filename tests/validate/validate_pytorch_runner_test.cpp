@@ -248,6 +248,24 @@ TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTh
   EXPECT_EQ(runs[1].trace_csv, std::filesystem::path("/out/calibration/round-3-w0-b32.csv"));
 }
 
+TEST(PytorchCalibration, TheSharesRunsKeepEveryCoreBusyAtEachBatchSize) {
+  PytorchCalibrationPlan plan;
+  plan.base = jpeg_spec();
+  plan.workload.loader.batch_size = 32;
+  plan.other_batch_sizes = {64, 16, 32};
+  plan.handoff_batches = 100;
+  plan.dir = "/out/calibration";
+  const std::vector<PytorchRun> runs = share_runs(plan, 0, 2);
+  ASSERT_EQ(runs.size(), 3u);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].spec.loader.batch_size, std::vector<int>({16, 32, 64})[i]);
+    EXPECT_EQ(runs[i].spec.loader.workers, 2);
+    EXPECT_EQ(runs[i].spec.max_batches_per_epoch, 100);
+    EXPECT_TRUE(runs[i].step_scaling_csv.empty());
+  }
+  EXPECT_EQ(runs[0].trace_csv, std::filesystem::path("/out/calibration/round-1-w2-b16.csv"));
+}
+
 // ---- through the binary ------------------------------------------------------------------
 
 testing::CommandResult validate_with(const ScratchDir& dir, const std::string& extra) {

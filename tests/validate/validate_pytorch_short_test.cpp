@@ -3,14 +3,14 @@
 // Python, torch's DataLoader with worker processes, two configurations (workers 0 and 1 at
 // batch 32) x 5 interleaved rounds x 2 epochs, calibrated in the session from the same
 // script's traces (--calibrate-each-round: validate/pytorch_calibration.hpp). Not workers 2:
-// there two worker processes and the trainer are three CPU-bound processes on two cores, and
-// the model is 19-26 % too fast (docs/validation.md, *PyTorch runner*: the measured
-// oversubscription slows the workers too, which the model does not apply), beyond the bound's
-// ratio check on a fair machine; the bound is for what the model claims to handle.
+// there two worker processes and the trainer are three CPU-bound processes on two cores, whose
+// epochs swing with the scheduler (spreads of 13-26 % in docs/validation.md's sessions), too
+// much for the bound's ratio check in a two-minute test.
 // Asserts the report is complete and says which runner measured, that the errors are within
 // validate_short_test's loose sanity bound (validation_stats.hpp; why it is loose:
 // docs/validation.md), and that the pooled calibration measured the handoff of a batch from a
-// worker process, which is what this runner's model adds.
+// worker process and the trainer's share of a core beside busy workers, which this runner's
+// model adds.
 //
 // Unlike validate_short_test, it does not ask the bound to reject a model that ignores the
 // workers: one worker process gains little here, so such a model is not wrong enough for it.
@@ -26,6 +26,8 @@
 // (~2.5 s here), so 1,000 files keep the whole test near its two-minute budget while an epoch
 // (~1-2 s) is still long next to a worker's start.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <csignal>
 
@@ -62,6 +64,17 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   EXPECT_GT(pooled.costs.receive_cpu_s_per_batch + pooled.costs.receive_cpu_s_per_byte, 0) << pooled.costs.provenance.source;
   EXPECT_TRUE(pooled.measurements.contains("receive_s_per_batch") || pooled.measurements.contains("receive_s_per_byte"))
       << pooled.costs.provenance.source;
+  // The rounds' runs with a worker process on every core gave the trainer's share of a core at
+  // the grid's batch size (calibrate/import/contention_derivation.hpp's derive_step_share).
+  if (::sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+    ASSERT_FALSE(pooled.costs.step_share.empty()) << pooled.costs.provenance.source;
+    for (const StepSharePoint& p : pooled.costs.step_share) {
+      EXPECT_EQ(p.workers, ::sysconf(_SC_NPROCESSORS_ONLN));
+      EXPECT_GT(p.share, 0.2);  // 0.69-0.86 on a quiet 2-core VM (docs/model.md); room for a loaded host
+      EXPECT_LE(p.share, 1.0);
+    }
+    EXPECT_TRUE(pooled.measurements.contains("step_share_w2_bs32") || ::sysconf(_SC_NPROCESSORS_ONLN) != 2);
+  }
   // Each round read the folder's first samples cold, then warm (a file-per-sample dataset):
   // 2 epochs x ceil(1000 / 16) rows, and the round's profile measured the reader's CPU of both.
   const std::string cold = read_text(dir / "out/calibration/round-5-w0-b16-cold-then-warm.csv");

@@ -284,6 +284,23 @@ TEST(PoolProfiles, PlacementIdleIsTheMedianOfEachWorkerCount) {
                           [](const auto& m) { return m.name == "placement_idle_s_w2"; }));
 }
 
+TEST(PoolProfiles, StepShareIsTheMedianOfEachWorkersAndBatchSize) {
+  std::vector<ProfileSpec> rounds{round_profile(2e-6, {16}, {1e-3}), round_profile(2e-6, {16}, {1e-3}),
+                                  round_profile(2e-6, {16}, {1e-3})};
+  rounds[0].costs.step_share = {{2, 16, 0.9}, {2, 64, 0.6}};
+  rounds[1].costs.step_share = {{2, 16, 0.7}, {2, 64, 0.7}};
+  rounds[2].costs.step_share = {{2, 16, 0.8}};
+  const auto doc = pool_profiles(rounds, "edgetwin-validate --runner pytorch", {"vm", "AMD EPYC", 2, "1.13.0", ""});
+  const auto& s = doc.profile.costs.step_share;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].batch_size, 16);
+  EXPECT_DOUBLE_EQ(s[0].share, 0.8);  // not the first round's 0.9
+  EXPECT_EQ(s[1].batch_size, 64);
+  EXPECT_DOUBLE_EQ(s[1].share, 0.65);  // the two rounds that measured it
+  EXPECT_TRUE(std::any_of(doc.measurements.begin(), doc.measurements.end(),
+                          [](const auto& m) { return m.name == "step_share_w2_bs16"; }));
+}
+
 // The reclaim probe's figures go into a round's profile (add_reclaim) and are pooled as the
 // other measured terms: the median of the rounds; rounds without a probe leave it out (0).
 TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
