@@ -1,7 +1,5 @@
 #include "validate/pytorch_calibration.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <optional>
 
@@ -9,6 +7,7 @@
 
 #include "calibrate/app/calibration_plan.hpp"
 #include "calibrate/app/placement_measurement.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/import/profile_import.hpp"
 #include "validate/real_run.hpp"
 
@@ -89,7 +88,7 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
     options.trace_csvs.push_back(run.trace_csv);
   }
   options.trace_csvs.insert(options.trace_csvs.end(), {runs.front().step_scaling_csv, runs.front().loader_scaling_csv});
-  const int cores = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  const int cores = calibrate::online_core_count();
   if (cores > 1 && plan.base.intra_op_threads == 1) {
     for (const PytorchRun& run : share_runs(plan, round, cores)) {
       (void)run_pytorch(plan.runner, run);

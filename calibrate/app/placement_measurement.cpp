@@ -1,10 +1,7 @@
 #include "calibrate/app/placement_measurement.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
-
 #include "calibrate/app/profile_builder.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/hardware/placement_probe.hpp"
 
 namespace edgetwin::calibrate {
@@ -14,7 +11,7 @@ void measure_process_placement(CostSpec& costs, int batch_size, double run_s, in
   const double load_s = (costs.fetch_cpu_s_per_sample + costs.preprocess_cpu_s_per_sample +
                          costs.collate_cpu_s_per_sample) * batch + costs.send_cpu_s_per_batch;
   const double step_s = costs.compute.at(batch) + costs.receive_cpu_s_per_batch + costs.step_with_workers_s_per_batch;
-  const int cores = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  const int cores = online_core_count();
   costs.placement_idle = placement_idle_points(
       measure_placement_idle(cores, load_s, step_s, run_s, repeats, WorkerKind::processes));
   costs.provenance.source += placement_idle_source(costs.placement_idle, "processes", load_s, step_s, cores,

@@ -1,5 +1,8 @@
 #include "calibrate/hardware/cpu_affinity.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -54,6 +57,8 @@ std::vector<int> parse_cpu_list(std::string_view text) {
 std::vector<int> online_cpus(const std::filesystem::path& root) {
   return parse_cpu_list(read_sysfs(root / "sys/devices/system/cpu/online"));
 }
+
+int online_core_count() { return std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))); }
 
 std::vector<int> allowed_cpus() {
   cpu_set_t set;

@@ -21,6 +21,9 @@ std::vector<int> parse_cpu_list(std::string_view text);
 // Online CPUs from <root>/sys/devices/system/cpu/online; root "/" is the real machine.
 std::vector<int> online_cpus(const std::filesystem::path& root = "/");
 
+// How many CPUs are online now (sysconf), at least 1; unlike online_cpus it needs no sysfs.
+int online_core_count();
+
 // CPUs the calling thread may run on now (sched_getaffinity).
 std::vector<int> allowed_cpus();
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/model/held_linear.hpp"
+
 namespace edgetwin {
 
 namespace {
@@ -23,22 +25,14 @@ int most_busy_measured(const std::vector<StepScalingPoint>& points, int threads,
   return best;
 }
 
-double factor_at(const std::vector<StepScalingPoint>& row, double batch_size) {
-  if (batch_size <= row.front().batch_size) return row.front().factor;
-  if (batch_size >= row.back().batch_size) return row.back().factor;
-  const auto upper = std::upper_bound(row.begin(), row.end(), batch_size,
-                                      [](double b, const StepScalingPoint& p) { return b < p.batch_size; });
-  const auto lower = upper - 1;
-  const double t = (batch_size - lower->batch_size) / (upper->batch_size - lower->batch_size);
-  return lower->factor + t * (upper->factor - lower->factor);
-}
-
 }  // namespace
 
 StepFactor cpu_step_factor(const std::vector<StepScalingPoint>& points, int threads, int busy_cores, double batch_size) {
   const int busy = most_busy_measured(points, threads, busy_cores);
   if (busy < 0) return {};
-  return {factor_at(points_at(points, threads, busy), batch_size), busy, true};
+  return {held_linear(points_at(points, threads, busy), &StepScalingPoint::batch_size, &StepScalingPoint::factor,
+                      batch_size),
+          busy, true};
 }
 
 double step_thread_share(int cores, int threads, int busy_cores) {

@@ -1,6 +1,9 @@
 #include "sim/model/step_share.hpp"
 
 #include <algorithm>
+#include <iterator>
+
+#include "sim/model/held_linear.hpp"
 
 namespace edgetwin {
 
@@ -14,14 +17,7 @@ std::optional<double> measured_step_share(const std::vector<StepSharePoint>& poi
   std::vector<StepSharePoint> row;
   std::copy_if(points.begin(), points.end(), std::back_inserter(row),
                [&](const StepSharePoint& p) { return p.workers == row_workers; });
-  if (batch_size <= row.front().batch_size) return row.front().share;
-  for (std::size_t i = 1; i < row.size(); ++i) {
-    if (batch_size <= row[i].batch_size) {
-      const double t = (batch_size - row[i - 1].batch_size) / (row[i].batch_size - row[i - 1].batch_size);
-      return row[i - 1].share + t * (row[i].share - row[i - 1].share);
-    }
-  }
-  return row.back().share;
+  return held_linear(row, &StepSharePoint::batch_size, &StepSharePoint::share, batch_size);
 }
 
 double step_weight(double share, int cores, int others) {
