@@ -16,7 +16,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -51,6 +51,9 @@ loses its own `.to(device)`. For each batch it writes one row:
   a core the step got; beside worker processes that keep the cores busy it tells how far the
   scheduler favours the trainer (docs/import.md, `--share-trace`). With more intra-op
   threads it holds the calling thread's part only.
+* `cores`: how many CPUs the trainer's process may run on when the epoch starts (its CPU
+  affinity, which the loader's worker processes inherit): the cores the loop shared, for
+  a `step_cpu_s` share taken on fewer cores than the machine has (`taskset -c 0`).
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -95,7 +98,8 @@ import torch
 __all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling", "measure_loader_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
-            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s"]
+            "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s",
+            "cores"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 # measure_loader_scaling's rows: a batch loaded alone (compute_s 0), with its thread CPU time.
@@ -406,6 +410,7 @@ class Trace:
         self._in_epoch = True
         try:
             fixed = [workers, "" if prefetch is None else prefetch, torch.get_num_threads()]
+            cores = _cores()
             sync = (lambda: torch.cuda.synchronize(self._device)) if self._device else None
             self._cpu.start()
             start = time.perf_counter()
@@ -441,7 +446,7 @@ class Trace:
                 row = [epoch, batch_index, size, _number(fetch_end - fetch_start),
                        _number(compute_end - compute_start), nbytes, *fixed,
                        _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s),
-                       "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s)]
+                       "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s), cores]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)

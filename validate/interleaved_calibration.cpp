@@ -91,17 +91,19 @@ std::vector<StepScalingPoint> pooled_step_scaling(const std::vector<ProfileSpec>
   return points;
 }
 
-// Each measured (workers, batch size) share of a core of the trainer's step: the median over the
-// rounds that measured it (the PyTorch runner's with one intra-op thread).
+// Each measured (cores, workers, batch size) share of a core of the trainer's step: the median
+// over the rounds that measured it (runs with one intra-op thread).
 std::vector<StepSharePoint> pooled_step_share(const std::vector<ProfileSpec>& rounds, std::vector<Measurement>& records) {
-  std::map<std::pair<int, int>, std::vector<double>> by_point;
+  std::map<std::tuple<int, int, int>, std::vector<double>> by_point;
   for (const auto& r : rounds) {
-    for (const StepSharePoint& s : r.costs.step_share) by_point[{s.workers, s.batch_size}].push_back(s.share);
+    for (const StepSharePoint& s : r.costs.step_share) by_point[{s.cores, s.workers, s.batch_size}].push_back(s.share);
   }
   std::vector<StepSharePoint> points;
   for (const auto& [key, shares] : by_point) {
-    const std::string name = fmt::format("step_share_w{}_bs{}", key.first, key.second);
-    points.push_back({key.first, key.second, pooled_value(name, shares, "of a core", records)});
+    const auto [cores, workers, size] = key;
+    const std::string on = cores > 0 ? fmt::format("_on{}cores", cores) : "";
+    const std::string name = fmt::format("step_share_w{}_bs{}{}", workers, size, on);
+    points.push_back({workers, size, pooled_value(name, shares, "of a core", records), cores});
   }
   return points;
 }

@@ -76,6 +76,15 @@ std::vector<PytorchRun> share_runs(const PytorchCalibrationPlan& plan, int round
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   std::vector<PytorchRun> runs;
   for (const int size : sizes) runs.push_back(calibration_run(plan, round, cores, size, plan.handoff_batches));
+  // The same workers pinned to one CPU, at the workload's batch size: on one core the scheduler
+  // favours the trainer too (0.44-0.45 of the core beside two workers, not the fair third;
+  // docs/validation.md), and the grids' one-core points run there.
+  PytorchRun one_core = calibration_run(plan, round, cores, plan.workload.loader.batch_size, plan.handoff_batches);
+  one_core.spec.cpus = {calibrate::allowed_cpus().front()};
+  const std::string name = fmt::format("round-{}-w{}-b{}-1core", round + 1, cores, plan.workload.loader.batch_size);
+  one_core.trace_csv = plan.dir / (name + ".csv");
+  one_core.summary_json = plan.dir / (name + ".json");
+  runs.push_back(one_core);
   return runs;
 }
 

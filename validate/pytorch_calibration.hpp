@@ -60,7 +60,8 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
 
 // The runs that measure the trainer's share of a core (costs.step_share): `cores` worker
 // processes keeping the cores busy, handoff_batches batches at the workload's batch size and at
-// each of the grid's others, in ascending order.
+// each of the grid's others, in ascending order; then the same workers pinned to one CPU at the
+// workload's batch size (the trace's cores column keeps that point apart).
 std::vector<PytorchRun> share_runs(const PytorchCalibrationPlan& plan, int round, int cores);
 
 calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& plan, int round);

@@ -17,6 +17,7 @@
 #include "sim/config/specs.hpp"
 #include "calibrate/hardware/host_facts.hpp"
 #include "calibrate/hardware/microbenchmarks.hpp"
+#include "calibrate/import/batch_record.hpp"
 #include "calibrate/profile/measurement.hpp"
 
 namespace edgetwin::calibrate {
@@ -76,6 +77,9 @@ struct CalibrationData {
   std::map<int, std::vector<double>> preprocess_s_per_sample_by_cores;
   // CPU-only: each timed step at batch_size and intra_op_threads, by spinning processes beside it.
   std::map<int, std::vector<double>> step_s_by_busy_cores;
+  // CPU-only, one intra-op thread: every batch of the runs with a worker per core
+  // (Calibrator::measure_step_share), as the importer's records, for its step_share rule.
+  std::vector<BatchRecord> share_batches;
   // Core-seconds the synthetic pipeline at the workload's times left idle per batch, by its worker threads.
   std::map<int, std::vector<double>> placement_idle_s_by_workers;
   double placement_load_s = 0;  // a worker's spin per batch in it

@@ -46,6 +46,8 @@ CalibrationPlan make_plan(bool quick, int batch_size) {
     p.compute_batch_sizes = with_batch_size(
         {1, std::max(1, batch_size / 4), std::max(1, batch_size / 2), batch_size * 2, batch_size * 4, batch_size * 8},
         batch_size);
+    // The grids' pipelined batch sizes (validate/grids/): the workload's and 4x it.
+    p.share_batch_sizes = {batch_size, batch_size * 4};
     return p;
   }
   p.repetitions = 3;
@@ -65,6 +67,9 @@ CalibrationPlan make_plan(bool quick, int batch_size) {
   p.step_scaling_steps = 30;
   p.step_scaling_warmup_steps = 1;
   p.step_scaling_budget_s = 0.5;
+  p.share_batch_sizes = {batch_size};
+  p.share_steps = 30;
+  p.share_budget_s = 0.5;
   p.placement_run_s = 0.2;
   p.placement_repeats = 1;
   p.memory_bench_bytes = 32ull << 20;
@@ -94,6 +99,9 @@ std::string describe_plan(const CalibrationPlan& p) {
   out += fmt::format("  CPU-only devices, step vs busy cores: batch {} beside 0..cores spinning processes, {}..{} "
                      "steps + warm-up, {} s budget each\n",
                      p.batch_size, p.step_scaling_min_steps, p.step_scaling_steps, p.step_scaling_budget_s);
+  out += fmt::format("  CPU-only devices with one intra-op thread, the step's share of a core: batch sizes {} with a "
+                     "worker per core, {}..{} batches past the prefetch, {} s budget each\n",
+                     p.share_batch_sizes, p.share_min_steps, p.share_steps, p.share_budget_s);
   out += fmt::format("  cores left idle: a synthetic pipeline at the workload's loading and step times, 1, 2, cores, "
                      "cores + 1 and 2 x cores worker threads, {} x {} s each\n",
                      p.placement_repeats, p.placement_run_s);

@@ -67,6 +67,15 @@ struct CalibrationPlan {
   std::int64_t step_scaling_warmup_steps = 3;
   double step_scaling_budget_s = 4;
 
+  // CPU-only devices with more than one core and one intra-op thread: the share of a core the
+  // step gets while a worker thread per core keeps every core busy (costs.step_share,
+  // sim/model/step_share.hpp), at each of these batch sizes, real loading from a warm cache.
+  // Timed batches per size within a time budget, past the workers' first prefetch.
+  std::vector<int> share_batch_sizes;
+  std::int64_t share_steps = 100;
+  std::int64_t share_min_steps = 10;
+  double share_budget_s = 4;
+
   // The kernel's placement with more runnable threads than cores (costs.placement_idle,
   // calibrate/hardware/placement_probe.hpp): the synthetic pipeline at the workload's loading
   // and step times with 1, 2, cores, cores + 1 and 2 x cores worker threads, each run this

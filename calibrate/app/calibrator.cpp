@@ -65,6 +65,22 @@ Measurement power_measurement(const std::string& rail, const std::vector<PowerSa
   return summarize("power_w_" + rail, watts, "W");
 }
 
+// A batch of a step-share run as the importer's record, for its rule (derive_step_share): the
+// step's span is compute_s, the trainer thread's CPU in it step_cpu_s.
+BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_factor, int threads) {
+  BatchRecord r;
+  r.epoch = b.epoch;
+  r.batch = b.index;
+  r.batch_size = b.batch_size;
+  r.fetch_s = b.wait_s;
+  r.compute_s = b.compute_s;
+  r.workers = workers;
+  r.prefetch_factor = prefetch_factor;
+  r.threads = threads;
+  r.step_cpu_s = b.step_cpu_s;
+  return r;
+}
+
 }  // namespace
 
 // The process's resident set before the dataset and model exist: LibTorch and the runtime.
@@ -220,6 +236,13 @@ void Calibrator::announce_steps() {
     // For the progress line: beside busy cores a step takes half as long again, roughly.
     steps.emplace_back("step vs busy cores", (data_.host.online_cores + 1.0) *
                                                  static_cast<double>(step_scaling_steps().total()) * probed_step_s() * 1.5);
+  }
+  if (measures_step_share()) {
+    for (const int size : p.share_batch_sizes) {
+      const BatchCount count = share_steps(size);
+      steps.emplace_back(fmt::format("step's share of a core, batch {}", size),
+                         p.share_budget_s * static_cast<double>(count.total()) / static_cast<double>(count.timed));
+    }
   }
   steps.emplace_back("cores left idle", static_cast<double>(placement_worker_counts(data_.host.online_cores).size()) *
                                             p.placement_repeats * p.placement_run_s);
@@ -383,6 +406,45 @@ void Calibrator::measure_step_scaling() {
   progress_.end_step();
 }
 
+// CPU-only with one intra-op thread on more than one core: the step's share of a core while a
+// worker per core keeps every core busy (costs.step_share). The scheduler favours the trainer
+// that slept in its wait for the batch: beside busy workers its step gets more than fair
+// sharing gives and more than beside the spinners of measure_step_scaling (docs/model.md, *The
+// trainer's share of a core*).
+bool Calibrator::measures_step_share() const {
+  return data_.reference_gpu_freq_hz <= 0 && data_.host.online_cores > 1 && setup_.intra_op_threads == 1;
+}
+
+// A batch there takes about the loading and the step's CPU spread over the cores.
+BatchCount Calibrator::share_steps(int batch_size) const {
+  const CalibrationPlan& p = setup_.plan;
+  const double scale = static_cast<double>(batch_size) / p.batch_size;
+  const auto probed = probe_step_s_.find(batch_size);
+  const double step_s = probed != probe_step_s_.end() ? probed->second : probed_step_s() * scale;
+  const double batch_s = (load_batch_s_ * scale + step_s) / data_.host.online_cores;
+  return fit_to_budget(batch_s, p.share_budget_s, p.share_min_steps, p.share_steps, 0);
+}
+
+void Calibrator::measure_step_share() {
+  if (!measures_step_share()) return;
+  const CalibrationPlan& p = setup_.plan;
+  const int workers = data_.host.online_cores;
+  std::int64_t units = 0;
+  for (const int size : p.share_batch_sizes) units += share_steps(size).total();
+  progress_.begin_step("step's share of a core", units);
+  for (const int size : p.share_batch_sizes) {
+    RunSpec spec = base_spec();
+    spec.loader.workers = workers;
+    spec.loader.batch_size = size;
+    // The first workers x prefetch batches were loaded before the trainer asked: the rule skips them.
+    spec.max_batches_per_epoch = std::int64_t{workers} * spec.loader.prefetch_factor + share_steps(size).total();
+    for (const MeasuredBatch& b : train_warm(spec).batches) {
+      data_.share_batches.push_back(share_record(b, workers, spec.loader.prefetch_factor, setup_.intra_op_threads));
+    }
+  }
+  progress_.end_step();
+}
+
 // The kernel's placement with more runnable threads than cores (costs.placement_idle): a
 // synthetic pipeline whose worker threads (this loader's kind of worker) and trainer spin the
 // workload's loading and step times at its batch size, as calibrated. Not the workload's own
@@ -457,6 +519,7 @@ CalibrationData Calibrator::run() {
   measure_cache();
   measure_scaling();
   measure_step_scaling();
+  measure_step_share();
   measure_placement();
   sweep_clocks();
   progress_.finish();

@@ -70,6 +70,9 @@ class Calibrator {
   void measure_cache();
   void measure_scaling();
   void measure_step_scaling();
+  void measure_step_share();
+  bool measures_step_share() const;
+  BatchCount share_steps(int batch_size) const;
   void measure_placement();
   double probed_step_s() const;  // one step at the workload's batch size, from the probe
   BatchCount step_scaling_steps() const;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/import/contention_derivation.hpp"
 
@@ -83,6 +84,7 @@ void add_loader_scaling(const CalibrationData& d, DerivedCosts& out) {
 DerivedCosts contention_scaling(const CalibrationData& d) {
   DerivedCosts out = step_scaling(d);
   add_loader_scaling(d, out);
+  if (!d.share_batches.empty()) derive_step_share(d.share_batches, "edgetwin-calibrate's runs with a worker per core", out);
   return out;
 }
 
@@ -92,6 +94,15 @@ std::string step_scaling_source(const CalibrationData& d) {
                      "mean of {} steps over the mean step alone",
                      d.batch_size, d.intra_op_threads, d.step_s_by_busy_cores.rbegin()->first,
                      d.step_s_by_busy_cores.begin()->second.size());
+}
+
+std::string step_share_source(const CalibrationData& d, const std::vector<StepSharePoint>& points) {
+  if (points.empty()) return "";
+  std::vector<int> sizes;
+  for (const auto& p : points) sizes.push_back(p.batch_size);
+  return fmt::format("; step_share: the step's thread CPU over its wall time, summed over the batches past the "
+                     "prefetch of a run with {} worker threads at batch size(s) {}, warm cache",
+                     points.front().workers, fmt::join(sizes, ", "));
 }
 
 std::string loader_scaling_source(const CalibrationData& d) {
@@ -155,10 +166,12 @@ CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   c.cpu_step_scaling = scaling.costs.cpu_step_scaling;
   c.loader_scaling = scaling.costs.loader_scaling;
   c.placement_idle = placement_idle_points(d.placement_idle_s_by_workers);
+  c.step_share = scaling.costs.step_share;
   c.miss_cpu_s_per_byte = miss_cpu_s_per_byte(d);
   c.miss_s_per_byte = miss_s_per_byte(d);
   if (c.miss_s_per_byte > 0) c.miss_storage = d.cache->storage_name;
   c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d) + loader_scaling_source(d) +
+                                            step_share_source(d, c.step_share) +
                                             placement_idle_source(c.placement_idle, "threads", d.placement_load_s,
                                                                   d.placement_step_s, d.host.online_cores,
                                                                   d.placement_idle_s_by_workers.empty()

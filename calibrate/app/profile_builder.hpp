@@ -14,6 +14,10 @@
 //                                once it has it (copy, step, loss, records), which is what the
 //                                simulator's CPU step stands for; the workload's own batch size
 //                                from the sequential runs, the others from repeated batches
+//   step_share                   CPU-only, one intra-op thread, more than one core: per batch
+//                                size, the step's thread CPU over its wall time summed over the
+//                                batches past the prefetch of a run with a worker per core, by
+//                                the importer's rule (calibrate/import/contention_derivation.hpp)
 //   footprint                    process RSS before the model; parameters x 4 B x 2 (weights
 //                                and gradients); x 4 B (SGD momentum); activations: growth of
 //                                peak RSS per extra sample across batch sizes; a worker holds

@@ -30,6 +30,7 @@ struct BatchRecord {
   double fetch_cpu_s = std::nan("");  // the trainer thread's CPU time inside next(); NaN: not logged
   double cpu_s = std::nan("");  // the trainer's and its workers' processes' CPU since the previous row
   double step_cpu_s = std::nan("");  // the trainer thread's CPU time in the step; NaN: not logged
+  int cores = 0;  // the CPUs the trainer's process could run on (its affinity); 0: not logged
   // From a log with a busy_cores column: a step timed on its own (edgetwin_trace's
   // measure_step_scaling), no loader around it, so it says nothing of fetch or handoff.
   bool step_only = false;

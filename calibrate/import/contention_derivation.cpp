@@ -203,11 +203,12 @@ void derive_step_with_workers(const std::vector<BatchRecord>& reference, const s
 }
 
 void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out) {
-  std::map<std::pair<int, int>, std::pair<double, double>> sums;  // (workers, batch size) -> (CPU, wall)
+  // (cores, workers, batch size) -> (CPU, wall); cores 0 where the trace did not log them
+  std::map<std::tuple<int, int, int>, std::pair<double, double>> sums;
   for (const auto& [size, steady] : steady_rows_with_workers(rows)) {
     for (const auto& b : steady) {
       if (b.threads != 1 || std::isnan(b.step_cpu_s) || b.compute_s <= 0) continue;
-      auto& [cpu, wall] = sums[{b.workers, size}];
+      auto& [cpu, wall] = sums[{b.cores, b.workers, size}];
       cpu += b.step_cpu_s;
       wall += b.compute_s;
     }
@@ -217,11 +218,14 @@ void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& 
     return;
   }
   for (const auto& [key, sum] : sums) {
+    const auto [cores, workers, size] = key;
     const double share = std::min(1.0, sum.first / sum.second);
+    const std::string on = cores > 0 ? fmt::format(", {} core(s)", cores) : "";
     out.costs.step_share.push_back(
-        {key.first, key.second,
-         loadable_value(share, fmt::format("step_share (workers {}, batch size {})", key.first, key.second).c_str(),
-                        "of a core", source, out)});
+        {workers, size,
+         loadable_value(share, fmt::format("step_share (workers {}, batch size {}{})", workers, size, on).c_str(),
+                        "of a core", source, out),
+         cores});
   }
   out.derived.push_back("step_share");
 }

@@ -72,7 +72,7 @@ void derive_background_cpu(const std::vector<BatchRecord>& reference, const std:
 void derive_step_scaling(const std::vector<BatchRecord>& batches, std::optional<int> threads, const std::string& source,
                          DerivedCosts& out);
 
-// costs.step_share from traces with workers: per (workers, batch size), over the rows past the
+// costs.step_share from traces with workers: per (cores, workers, batch size), over the rows past the
 // first workers x prefetch with one intra-op thread and step_cpu_s logged, the step's thread CPU
 // summed over its wall time summed (sums: the time an epoch's steps add up to), at most 1.
 void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out);

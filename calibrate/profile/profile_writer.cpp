@@ -106,9 +106,11 @@ std::string measured_terms(const CostSpec& c) {
   }
   if (!c.step_share.empty()) {
     std::vector<std::string> points;
-    for (const StepSharePoint& p : c.step_share)
-      points.push_back(fmt::format("{{ workers = {}, batch_size = {}, share = {} }}", p.workers, p.batch_size,
-                                   toml_float(p.share)));
+    for (const StepSharePoint& p : c.step_share) {
+      const std::string cores = p.cores > 0 ? fmt::format(", cores = {}", p.cores) : "";
+      points.push_back(fmt::format("{{ workers = {}, batch_size = {}, share = {}{} }}", p.workers, p.batch_size,
+                                   toml_float(p.share), cores));
+    }
     out += key_value("step_share", fmt::format("[{}]", fmt::join(points, ", ")));
   }
   return out;

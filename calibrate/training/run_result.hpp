@@ -33,6 +33,8 @@ struct MeasuredBatch {
   double h2d_s = 0;      // host-to-device copy (0 on CPU); the study's fetch = wait_s + h2d_s
   double compute_s = 0;  // zero_grad + forward + loss + backward + step (CUDA events on GPU)
   double issue_s = 0;    // host time to issue that step (GPU: launch work; CPU: = compute_s)
+  double step_cpu_s = 0;  // the trainer thread's CPU time over compute_s's span: on one intra-op
+                          // thread, step_cpu_s / compute_s is the share of a core the step got
   double train_s = 0;    // batch in hand to step done: copy, step, reading the loss, records;
                          // consecutive batches satisfy step_end = previous step_end + wait + train
   double loss = 0;

@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <torch/optim/sgd.h>
 
+#include "calibrate/hardware/stage_clock.hpp"
+
 namespace edgetwin::calibrate {
 
 Trainer::Trainer(TrainableModel& model, c10::Device device, double learning_rate, double momentum)
@@ -23,6 +25,7 @@ StepResult Trainer::step(const at::Tensor& inputs, const at::Tensor& labels) {
   synchronize_device(device_);
   result.h2d_s = seconds_between(copy_start, WallClock::now());
 
+  const double cpu_start_s = thread_cpu_seconds();
   timer_.start();
   optimizer_->zero_grad();
   const auto logits = model_.forward(x);
@@ -31,6 +34,7 @@ StepResult Trainer::step(const at::Tensor& inputs, const at::Tensor& labels) {
   optimizer_->step();
   result.issue_s = timer_.issued_seconds();
   result.compute_s = timer_.stop_seconds();
+  result.step_cpu_s = thread_cpu_seconds() - cpu_start_s;
   result.loss = loss.item<double>();
   return result;
 }

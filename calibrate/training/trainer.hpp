@@ -25,6 +25,7 @@ struct StepResult {
   double h2d_s = 0;
   double compute_s = 0;
   double issue_s = 0;  // host time until the step was issued (before waiting for the device)
+  double step_cpu_s = 0;  // the calling thread's CPU time over compute_s's span
   double loss = 0;
 };
 

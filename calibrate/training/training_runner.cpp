@@ -75,6 +75,7 @@ MeasuredBatch record_batch(const LoadedBatch& loaded, const PreparedBatch& prepa
   b.h2d_s = step.h2d_s;
   b.compute_s = step.compute_s;
   b.issue_s = step.issue_s;
+  b.step_cpu_s = step.step_cpu_s;
   b.loss = step.loss;
   b.dispatched_at_s = loaded.dispatched_at_s;
   b.load_start_at_s = loaded.load_start_at_s;

@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s"]
+          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s", "cores"]
 
 
 def read_trace(path):
@@ -225,6 +225,20 @@ def test_step_cpu_s_is_the_loop_bodys_work_not_its_sleep(tmp_path):
         step, cpu = float(r["compute_s"]), float(r["step_cpu_s"])
         assert step >= 0.05
         assert 0.02 <= cpu < 0.02 + 0.015
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs Linux CPU affinity")
+def test_cores_is_the_cpus_the_process_may_use_when_the_epoch_starts(tmp_path):
+    loader = DataLoader(WorkingDataset(8, 0, 0.001), batch_size=4)
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(before)})
+        _, rows = run_epochs(tmp_path / "t.csv", loader)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert [r["cores"] for r in rows] == ["1", "1"]
+    _, rows = run_epochs(tmp_path / "u.csv", loader)
+    assert {r["cores"] for r in rows} == {str(len(before))}
 
 
 def test_cpu_s_adds_up_to_the_trainers_process_cpu_without_workers(tmp_path):

@@ -211,10 +211,13 @@ struct PlacementIdlePoint {
 // with `workers` workers at `batch_size` (python/edgetwin_trace.py's step_cpu_s). A trainer
 // that sleeps in next() is woken ahead of the CPU-bound workers (the scheduler's wake-up
 // preemption), so its share exceeds the fair one; docs/model.md, *The trainer's share of a core*.
+// `cores`: the CPUs the run could use (its affinity), 0 for the cores the profile was measured
+// on (the device's); a share holds on that many cores only.
 struct StepSharePoint {
   int workers = 0;
   int batch_size = 0;
   double share = 1;
+  int cores = 0;
 };
 
 // Per-batch costs of this workload on one device.

@@ -256,7 +256,7 @@ void read_placement_idle(TomlReader& reader, std::vector<PlacementIdlePoint>& po
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.workers < b.workers; });
 }
 
-// [[costs.step_share]]: one point per (workers, batch size), ascending for the lookup
+// [[costs.step_share]]: one point per (workers, batch size, cores), ascending for the lookup
 // (sim/model/step_share.hpp).
 void read_step_share(TomlReader& reader, std::vector<StepSharePoint>& points) {
   for (const std::string& table : reader.table_array("costs.step_share", Presence::optional)) {
@@ -264,19 +264,20 @@ void read_step_share(TomlReader& reader, std::vector<StepSharePoint>& points) {
     bool ok = reader.read_count(table + ".workers", p.workers, Presence::required, Bound::positive, "worker processes");
     ok &= reader.read_count(table + ".batch_size", p.batch_size, Presence::required, Bound::positive, "samples");
     ok &= reader.read_number(table + ".share", p.share, Presence::required, Bound::positive, "of a core");
+    ok &= reader.read_count(table + ".cores", p.cores, Presence::optional, Bound::positive, "cores");
     if (!ok) continue;
     const bool repeated = std::any_of(points.begin(), points.end(), [&](const StepSharePoint& q) {
-      return q.workers == p.workers && q.batch_size == p.batch_size;
+      return q.workers == p.workers && q.batch_size == p.batch_size && q.cores == p.cores;
     });
     if (repeated) {
-      reader.add_error(table, fmt::format("a second point for {} worker(s) at batch size {}; expected one", p.workers,
-                                          p.batch_size));
+      reader.add_error(table, fmt::format("a second point for {} worker(s) at batch size {}{}; expected one", p.workers,
+                                          p.batch_size, p.cores > 0 ? fmt::format(" on {} core(s)", p.cores) : ""));
       continue;
     }
     points.push_back(p);
   }
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.workers, a.batch_size) < std::tie(b.workers, b.batch_size);
+    return std::tie(a.cores, a.workers, a.batch_size) < std::tie(b.cores, b.workers, b.batch_size);
   });
 }
 

@@ -52,6 +52,7 @@ struct StretchCost {
 };
 
 StretchCost stretch_cost(const StepContention& step, int busy) {
+  busy = std::min(busy, step.most_busy);
   const StepFactor f = cpu_step_factor(step.points, step.threads, busy, step.batch_size);
   const double measured_share = step_thread_share(step.measured_cores, step.threads, f.busy_cores);
   return {f.factor * measured_share / step_thread_share(step.cores, step.threads, busy), f.factor * measured_share};

@@ -34,6 +34,9 @@ struct StepContention {
   int measured_cores = 1;
   int threads = 1;
   double batch_size = 0;
+  // At most this many busy cores count (a step at its measured share of a core: only the
+  // slow-down beside cores busy with others' work, not the sharing of its own; Pipeline).
+  int most_busy = 1 << 20;
   bool measured() const;  // some point at these threads
 };
 

@@ -479,14 +479,14 @@ void Pipeline::start_step(std::int64_t index) {
 }
 
 // A CPU-only step beside worker processes either runs at its measured share of a core
-// (costs.step_share: its own CPU work, weighted against the other activities on the cores,
-// reweigh_step) or is stretched by cpu_step_scaling's measured slow-down and shared fairly.
+// (costs.step_share: weighted against the other activities on the cores, reweigh_step, its work
+// stretched only by cpu_step_scaling's slow-down beside cores busy with others' work) or is
+// stretched by cpu_step_scaling's measured slow-down and shared fairly.
 void Pipeline::start_cpu_step(std::int64_t index) {
   Batch& batch = batches()[index];
   batch.pending_steps = 1;
   const std::optional<double> share = work_.step_share(*batch.work, loader_.workers);
-  const double step_cycles = share ? batch.work->cpu_compute_cycles_per_thread
-                                   : work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left());
+  const double step_cycles = work_.cpu_step_cycles_per_thread(*batch.work, worker_cycles_left(), share.has_value());
   Token& step = launch(Stage::cpu_step, index, -1, platform_.cpu(),
                        step_cycles + batch.work->step_with_workers_cycles +
                            batch.before_step_s * platform_.cpu()->get_speed(),

@@ -92,9 +92,11 @@ double WorkModel::receive_cycles(double samples) const {
                     costs_.receive_cpu_s_per_byte * dataset_.input_bytes_per_sample * samples);
 }
 
-double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const {
-  const StepContention contention{costs_.cpu_step_scaling, cpu_cores_, measured_cores_, work.cpu_compute_threads,
-                                  static_cast<double>(work.samples)};
+double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left,
+                                             bool at_measured_share) const {
+  StepContention contention{costs_.cpu_step_scaling, cpu_cores_, measured_cores_, work.cpu_compute_threads,
+                            static_cast<double>(work.samples)};
+  if (at_measured_share) contention.most_busy = cpu_cores_ - work.cpu_compute_threads;
   if (!contention.measured()) return work.cpu_compute_cycles_per_thread;
   return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));
 }
@@ -105,8 +107,8 @@ double WorkModel::placement_idle_s(int workers) const {
 }
 
 std::optional<double> WorkModel::step_share(const BatchWork& work, int workers) const {
-  if (has_gpu_ || workers < 1 || work.cpu_compute_threads != 1 || cpu_cores_ != measured_cores_) return std::nullopt;
-  return measured_step_share(costs_.step_share, workers, static_cast<double>(work.samples), measured_cores_);
+  if (has_gpu_ || workers < 1 || work.cpu_compute_threads != 1) return std::nullopt;
+  return measured_step_share(costs_.step_share, workers, static_cast<double>(work.samples), measured_cores_, cpu_cores_);
 }
 
 double WorkModel::loader_factor(int busy_cores) const {

@@ -65,8 +65,12 @@ class WorkModel {
   // stage with `worker_cycles_left` each (sim/model/cpu_step_scaling.hpp, step_cycles_beside):
   // with costs.cpu_step_scaling measured for its thread count, the step runs at its measured
   // factor for the workers busy in each stretch until the last of them is done. Without points:
-  // the uncontended cycles, and the engine's sharing alone slows the step.
-  double cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left) const;
+  // the uncontended cycles, and the engine's sharing alone slows the step. at_measured_share: the
+  // step runs at its measured share of a core (step_share), so only the slow-down beside busy
+  // cores other than its own counts (the factor at most cores - threads busy cores: caches,
+  // memory, sibling hyperthreads), the sharing being the share's.
+  double cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left,
+                                    bool at_measured_share = false) const;
   // The step over a link (data_parallel()): the compute curve at the largest share,
   // ceil(samples / replicas), less the update (its roofline time on the device when the model
   // has [model.ops.optimizer], else none: then the replica's step holds it), the update

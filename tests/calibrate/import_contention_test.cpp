@@ -481,6 +481,22 @@ TEST(ImportStepShare, IsTheSteadyStepsThreadCpuOverTheirWallTimePerWorkersAndBat
   EXPECT_TRUE(has(d.derived, "step_share"));
 }
 
+// A trace that logged its cores (its process's CPU affinity) keeps its share apart: one core
+// with two workers is not two cores with two workers.
+TEST(ImportStepShare, RunsOnFewerCoresGiveTheirOwnPoints) {
+  auto one_core = two_workers(16, {{2e-3, 4e-3}});
+  for (auto& b : one_core) b.cores = 1;
+  auto two_cores = two_workers(16, {{3e-3, 4e-3}});
+  for (auto& b : two_cores) b.cores = 2;
+  DerivedCosts d;
+  derive_step_share(pooled(one_core, two_cores), "t.csv", d);
+  ASSERT_EQ(d.costs.step_share.size(), 2u);
+  EXPECT_EQ(d.costs.step_share[0].cores, 1);
+  EXPECT_NEAR(d.costs.step_share[0].share, 0.5, 1e-12);
+  EXPECT_EQ(d.costs.step_share[1].cores, 2);
+  EXPECT_NEAR(d.costs.step_share[1].share, 0.75, 1e-12);
+}
+
 TEST(ImportStepShare, NeedsOneThreadAndTheStepsCpuAndIsAtMostACore) {
   DerivedCosts over;
   derive_step_share(two_workers(16, {{4.1e-3, 4e-3}}), "t.csv", over);  // clock granularity
@@ -520,6 +536,18 @@ TEST(ImportStepShare, ShareTracesGiveOnlyTheShareAndSurviveTheProfileRoundTrip) 
   ASSERT_EQ(c.step_share.size(), 1u);
   EXPECT_EQ(c.step_share[0].workers, 2);
   EXPECT_NEAR(c.step_share[0].share, 0.8, 1e-12);
+  EXPECT_EQ(c.step_share[0].cores, 0);  // not logged: the cores the profile was measured on
+  // With the cores column (python/edgetwin_trace.py's CPU affinity), the point says them.
+  std::string on_one_core = "epoch,batch,batch_size,fetch_s,compute_s,workers,prefetch_factor,threads,step_cpu_s,cores\n";
+  for (int b = 0; b < 10; ++b) on_one_core += fmt::format("0,{},16,0.002,0.004,2,2,1,{},1\n", b, b < 4 ? "0.001" : "0.0018");
+  write_text(dir / "one.csv", on_one_core);
+  o.share_csvs = {dir / "share.csv", dir / "one.csv"};
+  write_text(dir / "q.toml", render_profile(import_profile(o, cpu_workload())));
+  const CostSpec q = load_profile(dir / "q.toml").costs;
+  ASSERT_EQ(q.step_share.size(), 2u);
+  EXPECT_EQ(q.step_share[0].cores, 0);
+  EXPECT_EQ(q.step_share[1].cores, 1);
+  EXPECT_NEAR(q.step_share[1].share, 0.45, 1e-12);
   write_text(dir / "bad.csv", header + "0,0,16,0.002,0.004,2,2,1,-0.1\n");
   const std::string e = error_of<ConfigError>([&] { read_trace_csv(dir / "bad.csv"); });
   EXPECT_NE(e.find("bad.csv:2"), std::string::npos) << e;

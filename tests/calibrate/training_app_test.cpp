@@ -139,6 +139,46 @@ TEST(CalibrateProfile, PlacementIdleIsEachWorkerCountsMedian) {
   EXPECT_TRUE(build_profile(sample_data()).profile.costs.placement_idle.empty());
 }
 
+// A share run's batch as Calibrator::measure_step_share records it: two worker threads,
+// prefetch 2, one intra-op thread.
+BatchRecord share_batch(std::int64_t index, int batch_size, double compute_s, double step_cpu_s) {
+  BatchRecord r;
+  r.batch = index;
+  r.batch_size = batch_size;
+  r.compute_s = compute_s;
+  r.step_cpu_s = step_cpu_s;
+  r.workers = 2;
+  r.prefetch_factor = 2;
+  r.threads = 1;
+  return r;
+}
+
+// Per batch size, the step's CPU over its wall time summed over the batches past the first
+// workers x prefetch = 4: batch 16 (3 + 5 ms CPU over 4 + 6 ms) = 0.8; batch 64 (9 ms over
+// 12) = 0.75. The four prefetched batches (share 0.1) are left out.
+TEST(CalibrateProfile, StepShareIsTheStepsCpuOverItsWallPastThePrefetch) {
+  CalibrationData d = sample_data();
+  for (std::int64_t i = 0; i < 4; ++i) d.share_batches.push_back(share_batch(i, 16, 10e-3, 1e-3));
+  d.share_batches.push_back(share_batch(4, 16, 4e-3, 3e-3));
+  d.share_batches.push_back(share_batch(5, 16, 6e-3, 5e-3));
+  for (std::int64_t i = 0; i < 4; ++i) d.share_batches.push_back(share_batch(i, 64, 10e-3, 1e-3));
+  d.share_batches.push_back(share_batch(4, 64, 12e-3, 9e-3));
+  const ProfileDocument doc = build_profile(d);
+  const auto& points = doc.profile.costs.step_share;
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].workers, 2);
+  EXPECT_EQ(points[0].batch_size, 16);
+  EXPECT_DOUBLE_EQ(points[0].share, 0.8);
+  EXPECT_EQ(points[1].batch_size, 64);
+  EXPECT_DOUBLE_EQ(points[1].share, 0.75);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("step_share: the step's thread CPU over its wall time, summed "
+                                                     "over the batches past the prefetch of a run with 2 worker "
+                                                     "threads at batch size(s) 16, 64"),
+            std::string::npos)
+      << doc.profile.costs.provenance.source;
+  EXPECT_TRUE(build_profile(sample_data()).profile.costs.step_share.empty());
+}
+
 // The page-cache step's cold and warm passes, per sample, over a dataset whose mean file is
 // 80,000 bytes, read from virtio-disk.
 using PassField = std::vector<double> CacheComparison::*;
@@ -316,6 +356,15 @@ TEST(CalibratePlan, ComputeCurveAlwaysHasTheWorkloadsBatchSize) {
   EXPECT_EQ(quick.compute_batch_sizes, (std::vector<int>{1, 24, 96}));
   EXPECT_LT(quick.repetitions, full.repetitions);
   EXPECT_NE(describe_plan(full).find("batch sizes [1, 4, 8, 16, 32, 64, 128]"), std::string::npos);
+}
+
+// The step's share of a core is measured at the grids' pipelined batch sizes: the workload's
+// and 4x it (validate/grids/); the quick plan at the workload's only.
+TEST(CalibratePlan, StepShareAtTheWorkloadsBatchSizeAndFourTimesIt) {
+  EXPECT_EQ(make_plan(false, 16).share_batch_sizes, (std::vector<int>{16, 64}));
+  EXPECT_EQ(make_plan(true, 24).share_batch_sizes, (std::vector<int>{24}));
+  EXPECT_NE(describe_plan(make_plan(false, 16)).find("batch sizes [16, 64] with a worker per core"), std::string::npos)
+      << describe_plan(make_plan(false, 16));
 }
 
 TEST(CalibrateProgress, EtaCountsWhatIsLeftAndLearnsThePace) {

@@ -20,6 +20,7 @@
 #include <random>
 #include <regex>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -273,6 +274,17 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(cpu_step_scaling = \[\{ threads = 1, busy_cores = 1, batch_size = 16, factor = [0-9.e-]+ \})")))
       << text;
   EXPECT_NE(r.output.find("[calibrate] step vs busy cores"), std::string::npos) << "its own progress step";
+  // More than one core and one intra-op thread: the step's share of a core beside a worker per
+  // core, at the workload's batch size (a share of a core: above 0, at most 1).
+  if (::sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+    std::smatch share;
+    ASSERT_TRUE(std::regex_search(text, share,
+                                  std::regex(R"(step_share = \[\{ workers = [0-9]+, batch_size = 16, share = ([0-9.e-]+) \}\])")))
+        << text;
+    EXPECT_GT(std::stod(share[1]), 0.0);
+    EXPECT_LE(std::stod(share[1]), 1.0);
+    EXPECT_NE(r.output.find("[calibrate] step's share of a core"), std::string::npos) << "its own progress step";
+  }
   // The placement probe: one worker and two at least, on any host.
   EXPECT_TRUE(std::regex_search(
       text, std::regex(R"(placement_idle = \[\{ workers = 1, idle_core_s_per_batch = [0-9.e-]+ \}, \{ workers = 2,)")))

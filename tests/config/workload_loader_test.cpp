@@ -318,6 +318,27 @@ TEST_F(WorkloadLoader, StepShareIsReadInWorkersThenBatchSizeOrderAndChecked) {
   EXPECT_NE(errors[1].find("costs.step_share[2].share"), std::string::npos) << errors[1];
 }
 
+// A point's cores (the CPUs its run could use) keep a one-core share apart from the device's.
+TEST_F(WorkloadLoader, StepSharePointsOnOtherCoresAreTheirOwn) {
+  const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                            "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\n"
+                            "step_share = [{ workers = 2, batch_size = 16, share = 0.8 }, "
+                            "{ workers = 2, batch_size = 16, share = 0.45, cores = 1 }]");
+  ASSERT_EQ(w.costs.step_share.size(), 2u);
+  EXPECT_EQ(w.costs.step_share[0].cores, 0);  // the device's
+  EXPECT_EQ(w.costs.step_share[1].cores, 1);
+  EXPECT_EQ(w.costs.step_share[1].share, 0.45);
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nstep_share = ["
+                                   "{ workers = 2, batch_size = 16, share = 0.4, cores = 1 }, "
+                                   "{ workers = 2, batch_size = 16, share = 0.5, cores = 1 }, "
+                                   "{ workers = 2, batch_size = 32, share = 0.5, cores = 0 }]");
+  ASSERT_EQ(errors.size(), 2u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("costs.step_share[1]: a second point for 2 worker(s) at batch size 16 on 1 core(s)"),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("costs.step_share[2].cores"), std::string::npos) << errors[1];
+}
+
 TEST_F(WorkloadLoader, ComputeNeedsAtLeastOnePoint) {
   EXPECT_THAT(errors_after("batch_size = [1, 16, 64], seconds = [0.5e-3, 1.2e-3, 3.0e-3]",
                            "batch_size = [], seconds = []"),

@@ -336,15 +336,25 @@ TEST(PlacementIdle, ACoreLeftIdleDrawsNoPowerBeyondIdleAndIsNoCpuWork) {
 // measured that oversubscribed the cores, linear in the batch size.
 TEST(StepShare, TheShareOfTheMostWorkersMeasuredThatOversubscribedApplies) {
   const std::vector<StepSharePoint> points{{1, 16, 0.99}, {2, 16, 0.8}, {2, 64, 0.6}, {4, 16, 0.7}};
-  EXPECT_FALSE(measured_step_share(points, 1, 16, 2));  // a worker and the trainer had a core each
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 16, 2), 0.8);
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 40, 2), 0.7);
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 8, 2), 0.8);     // held below
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 256, 2), 0.6);   // and above
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 3, 16, 2), 0.8);    // the most workers measured up to 3
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 8, 64, 2), 0.7);
-  EXPECT_DOUBLE_EQ(*measured_step_share(points, 1, 16, 1), 0.99);   // one core: one worker oversubscribes
-  EXPECT_FALSE(measured_step_share({}, 2, 16, 2));
+  EXPECT_FALSE(measured_step_share(points, 1, 16, 2, 2));  // a worker and the trainer had a core each
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 16, 2, 2), 0.8);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 40, 2, 2), 0.7);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 8, 2, 2), 0.8);     // held below
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 256, 2, 2), 0.6);   // and above
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 3, 16, 2, 2), 0.8);    // the most workers measured up to 3
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 8, 64, 2, 2), 0.7);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 1, 16, 1, 1), 0.99);   // one core: one worker oversubscribes
+  EXPECT_FALSE(measured_step_share({}, 2, 16, 2, 2));
+}
+
+// A point's cores say where it holds: the 2-core points not on one core, the 1-core point only there.
+TEST(StepShare, APointHoldsOnTheCoresItWasMeasuredOn) {
+  const std::vector<StepSharePoint> points{{2, 16, 0.8}, {2, 16, 0.45, 1}, {2, 64, 0.6, 2}};
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 16, 2, 1), 0.45);
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 64, 2, 1), 0.45);  // held: the one-core row has batch 16 only
+  EXPECT_DOUBLE_EQ(*measured_step_share(points, 2, 40, 2, 2), 0.7);    // cores 0 is the measured 2
+  EXPECT_FALSE(measured_step_share(points, 2, 16, 2, 4));              // none measured on 4
+  EXPECT_FALSE(measured_step_share(points, 0, 16, 2, 1));              // no worker
 }
 
 TEST(StepShare, TheWeightGivesTheShareInMaxMinSharing) {
@@ -353,8 +363,13 @@ TEST(StepShare, TheWeightGivesTheShareInMaxMinSharing) {
   EXPECT_DOUBLE_EQ(w, 0.8 * 2 / 1.2);
   EXPECT_DOUBLE_EQ(2 * w / (w + 2), 0.8);
   EXPECT_DOUBLE_EQ(step_weight(0.8, 2, 1), 1.0);  // a core each: nothing to weigh
-  EXPECT_DOUBLE_EQ(step_weight(0.8, 1, 3), 1.0);  // one core
   EXPECT_DOUBLE_EQ(step_weight(0.5, 2, 4), 0.5 * 4 / 1.5);
+  // One core, 2 others: w / (w + 2) = 0.45 with w = 0.9 / 0.55.
+  const double one = step_weight(0.45, 1, 2);
+  EXPECT_DOUBLE_EQ(one, 0.45 * 2 / 0.55);
+  EXPECT_NEAR(one / (one + 2), 0.45, 1e-15);
+  EXPECT_DOUBLE_EQ(step_weight(0.45, 1, 0), 1.0);             // alone on its core
+  EXPECT_DOUBLE_EQ(step_weight(1.0, 1, 2), kMostStepWeight);  // the whole core: as if alone
 }
 
 // Workers 16 times slower than the 2 ms step: 31.68 ms of loading a batch, so every worker is
@@ -391,21 +406,39 @@ TEST(StepShare, BesideBusyWorkersTheStepRunsAtItsMeasuredShare) {
   for (const double step : steady_steps(cpu_device(2), w, 4)) EXPECT_NEAR(step, 2e-3 / 0.8, 1e-9);  // 4 busy
   w.costs.cpu_step_scaling = {{1, 2, 16, 2.0}};  // the spinners' slow-down gives way to the share
   for (const double step : steady_steps(cpu_device(2), w, 2)) EXPECT_NEAR(step, 2e-3 / 0.8, 1e-9);
+  // Beside one busy core (a core each) the step was 1.2x slower: that slow-down is not sharing
+  // and stays, at the share: 2 x 1.2 / 0.8 ms.
+  w.costs.cpu_step_scaling = {{1, 1, 16, 1.2}, {1, 2, 16, 2.0}};
+  for (const double step : steady_steps(cpu_device(2), w, 2)) EXPECT_NEAR(step, 2e-3 * 1.2 / 0.8, 1e-9);
 }
 
-TEST(StepShare, OnFewerCoresThanMeasuredItIsLeftOut) {
-  auto w = slow_workers();
-  const DeviceSpec one_core = apply_operating_point(cpu_device(2), [] {
+DeviceSpec one_of_two_cores() {
+  return apply_operating_point(cpu_device(2), [] {
     OperatingPoint p = max_operating_point(cpu_device(2));
     p.cores = 1;
     return p;
   }());
+}
+
+TEST(StepShare, OnFewerCoresThanMeasuredItIsLeftOut) {
+  auto w = slow_workers();
+  const DeviceSpec one_core = one_of_two_cores();
   const auto without = simulate(one_core, w, run_with(2, 2, 16, 1));
   w.costs.step_share = {{2, 16, 0.8}};
   const auto with = simulate(one_core, w, run_with(2, 2, 16, 1));
   expect_clean(with);
   EXPECT_DOUBLE_EQ(with.epochs.at(0).e2e_s, without.epochs.at(0).e2e_s);
   EXPECT_DOUBLE_EQ(with.epochs.at(0).stall_s, without.epochs.at(0).stall_s);
+}
+
+// Measured on one core (cores = 1), the share holds there: beside two busy workers on one core
+// the 2 ms step takes 2 / 0.45 ms, where fair sharing gives it a third of the core (6 ms).
+TEST(StepShare, MeasuredOnOneCoreItHoldsOnOneCore) {
+  auto w = slow_workers();
+  w.costs.step_share = {{2, 16, 0.45, 1}};
+  const std::vector<double> steps = steady_steps(one_of_two_cores(), w, 2);
+  ASSERT_FALSE(steps.empty());
+  for (const double step : steps) EXPECT_NEAR(step, 2e-3 / 0.45, 1e-9);
 }
 
 }  // namespace

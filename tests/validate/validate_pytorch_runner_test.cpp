@@ -256,14 +256,18 @@ TEST(PytorchCalibration, TheSharesRunsKeepEveryCoreBusyAtEachBatchSize) {
   plan.handoff_batches = 100;
   plan.dir = "/out/calibration";
   const std::vector<PytorchRun> runs = share_runs(plan, 0, 2);
-  ASSERT_EQ(runs.size(), 3u);
+  ASSERT_EQ(runs.size(), 4u);
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    EXPECT_EQ(runs[i].spec.loader.batch_size, std::vector<int>({16, 32, 64})[i]);
+    EXPECT_EQ(runs[i].spec.loader.batch_size, std::vector<int>({16, 32, 64, 32})[i]);
     EXPECT_EQ(runs[i].spec.loader.workers, 2);
     EXPECT_EQ(runs[i].spec.max_batches_per_epoch, 100);
     EXPECT_TRUE(runs[i].step_scaling_csv.empty());
   }
   EXPECT_EQ(runs[0].trace_csv, std::filesystem::path("/out/calibration/round-1-w2-b16.csv"));
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(runs[i].spec.cpus.empty()) << "every CPU";
+  // Last, the workload's batch size on one CPU.
+  EXPECT_EQ(runs[3].spec.cpus, std::vector<int>{calibrate::allowed_cpus().front()});
+  EXPECT_EQ(runs[3].trace_csv, std::filesystem::path("/out/calibration/round-1-w2-b32-1core.csv"));
 }
 
 // ---- through the binary ------------------------------------------------------------------

@@ -301,6 +301,22 @@ TEST(PoolProfiles, StepShareIsTheMedianOfEachWorkersAndBatchSize) {
                           [](const auto& m) { return m.name == "step_share_w2_bs16"; }));
 }
 
+// A share measured on one core pools apart from the same workers and batch size on all cores.
+TEST(PoolProfiles, StepShareOnOneCorePoolsApart) {
+  std::vector<ProfileSpec> rounds{round_profile(2e-6, {16}, {1e-3}), round_profile(2e-6, {16}, {1e-3})};
+  rounds[0].costs.step_share = {{2, 16, 0.8, 2}, {2, 16, 0.4, 1}};
+  rounds[1].costs.step_share = {{2, 16, 0.7, 2}, {2, 16, 0.5, 1}};
+  const auto doc = pool_profiles(rounds, "edgetwin-validate --runner pytorch", {"vm", "AMD EPYC", 2, "1.13.0", ""});
+  const auto& s = doc.profile.costs.step_share;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].cores, 1);
+  EXPECT_DOUBLE_EQ(s[0].share, 0.45);
+  EXPECT_EQ(s[1].cores, 2);
+  EXPECT_DOUBLE_EQ(s[1].share, 0.75);
+  EXPECT_TRUE(std::any_of(doc.measurements.begin(), doc.measurements.end(),
+                          [](const auto& m) { return m.name == "step_share_w2_bs16_on1cores"; }));
+}
+
 // The reclaim probe's figures go into a round's profile (add_reclaim) and are pooled as the
 // other measured terms: the median of the rounds; rounds without a probe leave it out (0).
 TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
