@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -23,8 +24,9 @@ constexpr std::int64_t kMostImportedBatches = 1000;
 // folder; the reader's CPU per sample is a mean over all of them.
 constexpr std::int64_t kColdThenWarmSamples = 3200;
 
+// Named round-N-wW-bB, then `suffix`, in the calibration directory.
 PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int workers, int batch_size,
-                           std::int64_t max_batches) {
+                           std::int64_t max_batches, std::string_view suffix = "") {
   PytorchRun run;
   run.spec = plan.base;
   run.spec.loader.workers = workers;
@@ -33,7 +35,7 @@ PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int wo
   run.spec.epochs = 1;
   run.spec.max_batches_per_epoch = max_batches;
   run.spec.cpus.clear();  // as edgetwin-calibrate: every CPU the session may use
-  const std::string name = fmt::format("round-{}-w{}-b{}", round + 1, workers, batch_size);
+  const std::string name = fmt::format("round-{}-w{}-b{}{}", round + 1, workers, batch_size, suffix);
   run.trace_csv = plan.dir / (name + ".csv");
   run.summary_json = plan.dir / (name + ".json");
   return run;
@@ -43,13 +45,10 @@ PytorchRun calibration_run(const PytorchCalibrationPlan& plan, int round, int wo
 // before, so that epoch 0 reads them from storage and epoch 1 from the page cache.
 std::optional<PytorchRun> cold_then_warm_run(const PytorchCalibrationPlan& plan, int round) {
   if (plan.workload.dataset.layout != DatasetLayout::file_per_sample) return std::nullopt;
-  PytorchRun run = calibration_run(plan, round, 0, plan.workload.loader.batch_size, 0);
+  PytorchRun run = calibration_run(plan, round, 0, plan.workload.loader.batch_size, 0, "-cold-then-warm");
   run.spec.epochs = 2;
   run.spec.max_samples = plan.base.max_samples > 0 ? std::min(plan.base.max_samples, kColdThenWarmSamples)
                                                    : kColdThenWarmSamples;
-  const std::string name = fmt::format("round-{}-w0-b{}-cold-then-warm", round + 1, plan.workload.loader.batch_size);
-  run.trace_csv = plan.dir / (name + ".csv");
-  run.summary_json = plan.dir / (name + ".json");
   return run;
 }
 
@@ -79,11 +78,9 @@ std::vector<PytorchRun> share_runs(const PytorchCalibrationPlan& plan, int round
   // The same workers pinned to one CPU, at the workload's batch size: on one core the scheduler
   // favours the trainer too (0.44-0.45 of the core beside two workers, not the fair third;
   // docs/validation.md), and the grids' one-core points run there.
-  PytorchRun one_core = calibration_run(plan, round, cores, plan.workload.loader.batch_size, plan.handoff_batches);
-  one_core.spec.cpus = {calibrate::allowed_cpus().front()};
-  const std::string name = fmt::format("round-{}-w{}-b{}-1core", round + 1, cores, plan.workload.loader.batch_size);
-  one_core.trace_csv = plan.dir / (name + ".csv");
-  one_core.summary_json = plan.dir / (name + ".json");
+  PytorchRun one_core =
+      calibration_run(plan, round, cores, plan.workload.loader.batch_size, plan.handoff_batches, "-1core");
+  one_core.spec.cpus = first_cpus(1);
   runs.push_back(one_core);
   return runs;
 }

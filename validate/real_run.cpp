@@ -60,13 +60,6 @@ std::vector<MeasuredEpoch> measured_epochs(const calibrate::RunResult& result, c
   return epochs;
 }
 
-std::vector<int> first_cpus(int cores) {
-  if (cores <= 0) return {};
-  std::vector<int> cpus = calibrate::allowed_cpus();
-  if (static_cast<int>(cpus.size()) > cores) cpus.resize(static_cast<std::size_t>(cores));
-  return cpus;
-}
-
 std::vector<MeasuredEpoch> trained_with_libtorch(const RealRunContext& context, const GridConfig& config) {
   HitRatioObserver observer(context.probe);
   const auto result = calibrate::run_training(spec_for(context.base, config), *context.dataset, &observer);
@@ -84,6 +77,13 @@ std::vector<MeasuredEpoch> trained_with_pytorch(const RealRunContext& context, c
 }
 
 }  // namespace
+
+std::vector<int> first_cpus(int cores) {
+  if (cores <= 0) return {};
+  std::vector<int> cpus = calibrate::allowed_cpus();
+  if (static_cast<int>(cpus.size()) > cores) cpus.resize(static_cast<std::size_t>(cores));
+  return cpus;
+}
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config) {
   calibrate::RunSpec spec = base;

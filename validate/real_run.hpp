@@ -80,6 +80,9 @@ struct RealRunContext {
 };
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config);
+// The first `cores` CPUs this process may run on (all it may, if fewer; none, so no pinning,
+// when cores <= 0): a grid configuration's `cores`, and the calibration's one-core share run.
+std::vector<int> first_cpus(int cores);
 
 // Cold: the files' pages evicted (posix_fadvise DONTNEED); warm: every file read once, in order.
 void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache);

@@ -96,7 +96,7 @@ std::string step_scaling_source(const CalibrationData& d) {
                      d.step_s_by_busy_cores.begin()->second.size());
 }
 
-std::string step_share_source(const CalibrationData& d, const std::vector<StepSharePoint>& points) {
+std::string step_share_source(const std::vector<StepSharePoint>& points) {
   if (points.empty()) return "";
   std::vector<int> sizes;
   for (const auto& p : points) sizes.push_back(p.batch_size);
@@ -171,7 +171,7 @@ CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   c.miss_s_per_byte = miss_s_per_byte(d);
   if (c.miss_s_per_byte > 0) c.miss_storage = d.cache->storage_name;
   c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d) + loader_scaling_source(d) +
-                                            step_share_source(d, c.step_share) +
+                                            step_share_source(c.step_share) +
                                             placement_idle_source(c.placement_idle, "threads", d.placement_load_s,
                                                                   d.placement_step_s, d.host.online_cores,
                                                                   d.placement_idle_s_by_workers.empty()
