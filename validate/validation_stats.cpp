@@ -167,15 +167,21 @@ std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& poi
   for (const auto& p : points) {
     if (p.config.loader.workers == 0 || p.calibration_overlap) continue;
     const ComparisonPoint* base = sequential_sibling(points, p);
-    if (base == nullptr || base->e2e_s.median <= 0 || base->predicted.e2e_s <= 0) continue;
-    const double measured_ratio = p.e2e_s.median / base->e2e_s.median;
+    if (base == nullptr || base->predicted.e2e_s <= 0) continue;
+    if (p.e2e_s.min <= 0 || base->e2e_s.min <= 0) continue;
+    // Best runs, not medians: each run is a process that this VM runs at one speed or ~1.5x
+    // slower for its whole life (docs/validation.md, *Sanity bound*), and a median of five can
+    // land on either, so a ratio of medians flips between ~0.43 and ~1.0 around a true 0.63.
+    // Interference only adds time, so each configuration's fastest run is the machine the
+    // model describes.
+    const double measured_ratio = p.e2e_s.min / base->e2e_s.min;
     const double predicted_ratio = p.predicted.e2e_s / base->predicted.e2e_s;
     // Relative standard errors of a quotient add in quadrature.
     const double ratio_noise = measured_ratio * std::hypot(p.noise_pct, base->noise_pct) / 100;
     const double allowed = bound.max_worker_ratio_error + 2 * ratio_noise;
     if (std::abs(predicted_ratio - measured_ratio) > allowed) {
-      failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured but {:.2f} "
-                                     "predicted (allowed difference {:.2f})",
+      failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured (fastest runs) "
+                                     "but {:.2f} predicted (allowed difference {:.2f})",
                                      p.config.name, p.epoch, p.config.loader.workers, measured_ratio, predicted_ratio, allowed));
     }
   }

@@ -92,9 +92,9 @@ struct SanityBound {
   // scores the floor, so noisy medians alone do not fail it.
   double max_e2e_mape_pct = 25;
   // For each workers > 0 point with a workers-0 sibling (same epoch, batch, cache, cores,
-  // balloon): |predicted ratio - measured ratio| of E2E(w) / E2E(0), beyond twice the
-  // measured ratio's own noise (from both medians' noise_pct), so that a disturbed sibling
-  // alone does not fail it.
+  // balloon): |predicted ratio - measured ratio| of E2E(w) / E2E(0), the measured ratio taken
+  // between the two points' fastest runs, beyond twice the ratio's noise (from both medians'
+  // noise_pct), so that a disturbed sibling alone does not fail it.
   double max_worker_ratio_error = 0.15;
 };
 std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& points, const SanityBound& bound);
