@@ -57,7 +57,8 @@ json point_json(const ComparisonPoint& p) {
             {"compute_error_pct", p.compute_error_pct},
             {"hit_error_points", optional_number(p.hit_error_points)}}},
           {"spread_pct", p.spread_pct},
-          {"noise_pct", p.noise_pct}};
+          {"noise_pct", p.noise_pct},
+          {"jitter_pct", p.jitter_pct}};
 }
 
 json aggregate_json(const Aggregate& a) {

@@ -48,7 +48,14 @@ struct ComparisonPoint {
   Summary compute_s;
   std::optional<Summary> hit_ratio;
   double spread_pct = 0;
+  // Standard error of the E2E median, in % of it: the standard deviation of the median of the
+  // runs resampled with replacement (a bootstrap). It sees what this VM does to runs, a few of
+  // five at one speed and the rest 1.5x slower, which moves the median itself.
   double noise_pct = 0;
+  // The runs' jitter around their bulk, in % of the median: the median's standard error if the
+  // runs were normal with sigma = 1.4826 x MAD. It ignores a minority of runs at the other
+  // speed, so it is the noise of the fastest runs' ratio (sanity_failures).
+  double jitter_pct = 0;
   // Predicted.
   PredictedEpoch predicted;
   // Errors.
@@ -93,8 +100,8 @@ struct SanityBound {
   double max_e2e_mape_pct = 25;
   // For each workers > 0 point with a workers-0 sibling (same epoch, batch, cache, cores,
   // balloon): |predicted ratio - measured ratio| of E2E(w) / E2E(0), the measured ratio taken
-  // between the two points' fastest runs, beyond twice the ratio's noise (from both medians'
-  // noise_pct), so that a disturbed sibling alone does not fail it.
+  // between the two points' fastest runs, beyond twice the ratio's noise (from both points'
+  // jitter_pct), so that a disturbed sibling alone does not fail it.
   double max_worker_ratio_error = 0.15;
 };
 std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& points, const SanityBound& bound);

@@ -55,7 +55,7 @@ inline std::vector<ComparisonPoint> points_from_report(const nlohmann::json& rep
     q.calibration_overlap = p.at("calibration_overlap");
     q.e2e_s.median = p.at("measured").at("e2e_s").at("median");
     q.e2e_s.min = p.at("measured").at("e2e_s").at("min");
-    q.noise_pct = p.at("noise_pct");
+    q.jitter_pct = p.at("jitter_pct");
     q.predicted.e2e_s = p.at("predicted").at("e2e_s");
     q.e2e_ape_pct = p.at("errors").at("e2e_ape_pct");
     points.push_back(q);
