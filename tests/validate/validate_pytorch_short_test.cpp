@@ -42,26 +42,27 @@ namespace {
 using namespace testing;
 
 TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
-  ScratchDir dir;
-  const auto r = run_tiny_jpeg_validation(dir.path(), 1000, "pytorch", {0, 1});
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  expect_complete_report(dir / "out", 2, 2, 5);
-
-  const auto report = nlohmann::json::parse(read_text(dir / "out/report.json"));
+  ScratchDir first;
+  ScratchDir second;
+  const auto session = run_tiny_jpeg_validation_deciding(first.path(), second.path(), 1000, "pytorch", {0, 1});
+  ASSERT_EQ(session.result.exit_code, 0) << session.result.output;
+  const std::filesystem::path& out = session.out;
+  const nlohmann::json& report = session.report;
+  expect_complete_report(out, 2, 2, 5);
   EXPECT_EQ(report.at("session").at("runner"), "pytorch");
   EXPECT_TRUE(report.at("sanity").at("passed").get<bool>())
-      << report.at("sanity").dump(2) << "\n" << r.output << "\n" << machine_note();
+      << report.at("sanity").dump(2) << "\n" << session.result.output << "\n" << machine_note();
   // The Python probes came back from the worker processes: warm cache, dataset << RAM, all hits.
   for (const auto& p : report.at("points")) {
     ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null()) << p.dump();
     EXPECT_GT(p.at("measured").at("cache_hit_ratio").at("median").get<double>(), 0.95);
   }
   // Each run left its per-batch trace: 2 epochs x ceil(1000 / 32) = 64 rows and a header.
-  const std::string trace = read_text(dir / "out/pytorch/w1-b32-round-5.csv");
+  const std::string trace = read_text(out / "pytorch/w1-b32-round-5.csv");
   EXPECT_EQ(std::count(trace.begin(), trace.end(), '\n'), 65) << trace.substr(0, 400);
   // The rounds' one-worker traces gave the trainer's receive (from its wait, or its CPU time
   // inside next(): calibrate/import/contention_derivation.hpp), pooled as a measurement.
-  const ProfileSpec pooled = load_profile(dir / "out/profile.toml");
+  const ProfileSpec pooled = load_profile(out / "profile.toml");
   EXPECT_GT(pooled.costs.receive_cpu_s_per_batch + pooled.costs.receive_cpu_s_per_byte, 0) << pooled.costs.provenance.source;
   EXPECT_TRUE(pooled.measurements.contains("receive_s_per_batch") || pooled.measurements.contains("receive_s_per_byte"))
       << pooled.costs.provenance.source;
@@ -82,9 +83,9 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   }
   // Each round read the folder's first samples cold, then warm (a file-per-sample dataset):
   // 2 epochs x ceil(1000 / 16) rows, and the round's profile measured the reader's CPU of both.
-  const std::string cold = read_text(dir / "out/calibration/round-5-w0-b16-cold-then-warm.csv");
+  const std::string cold = read_text(out / "calibration/round-5-w0-b16-cold-then-warm.csv");
   EXPECT_EQ(std::count(cold.begin(), cold.end(), '\n'), 2 * 63 + 1) << cold.substr(0, 400);
-  const ProfileSpec round = load_profile(dir / "out/calibration/round-5.toml");
+  const ProfileSpec round = load_profile(out / "calibration/round-5.toml");
   EXPECT_TRUE(round.measurements.contains("miss_fetch_cpu_s_per_sample")) << round.costs.provenance.source;
   EXPECT_TRUE(round.measurements.contains("hit_fetch_cpu_s_per_sample")) << round.costs.provenance.source;
   // and their wait, on the medium the session reads (host-x86-2core's default)
