@@ -199,13 +199,12 @@ std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& poi
   for (const auto& p : points) {
     if (p.config.loader.workers == 0 || p.calibration_overlap) continue;
     const ComparisonPoint* base = sequential_sibling(points, p);
-    if (base == nullptr || base->predicted.e2e_s <= 0) continue;
-    if (p.e2e_s.min <= 0 || base->e2e_s.min <= 0) continue;
-    // Best runs, not medians: each run is a process that this VM runs at one speed or ~1.5x
-    // slower for its whole life (docs/validation.md, *Sanity bound*), and a median of five can
-    // land on either, so a ratio of medians flips between ~0.43 and ~1.0 around a true 0.63.
-    // Interference only adds time, so each configuration's fastest run is the machine the
-    // model describes.
+    if (base == nullptr || base->predicted.e2e_s <= 0 || p.e2e_s.min <= 0 || base->e2e_s.min <= 0) continue;
+    // Fastest runs, not medians: this VM runs each run at one speed or ~1.5x slower for its
+    // whole length (docs/validation.md, *The worker ratio between the fastest runs*), and a
+    // median of five can land on either, so a ratio of medians flips between ~0.43 and ~1.0
+    // around a true 0.63. Interference only adds time, so each configuration's fastest run is
+    // the machine the model describes.
     const double measured_ratio = p.e2e_s.min / base->e2e_s.min;
     const double predicted_ratio = p.predicted.e2e_s / base->predicted.e2e_s;
     // Relative standard errors of a quotient add in quadrature.
