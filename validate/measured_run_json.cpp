@@ -4,6 +4,23 @@ namespace edgetwin::validate {
 
 using nlohmann::json;
 
+namespace {
+
+json host_json(const std::optional<HostSlowdown>& host) {
+  if (!host) return nullptr;
+  return {{"probes", host->probes}, {"slow_fraction", host->slow_fraction}, {"median_ratio", host->median_ratio}};
+}
+
+// Reports from before the host was watched have no "host": not watched.
+std::optional<HostSlowdown> host_from_json(const json& j) {
+  if (!j.contains("host") || j.at("host").is_null()) return std::nullopt;
+  const json& h = j.at("host");
+  return HostSlowdown{integer_of<int>(h.at("probes")), h.at("slow_fraction").get<double>(),
+                      h.at("median_ratio").get<double>()};
+}
+
+}  // namespace
+
 json measured_run_json(const MeasuredRun& run) {
   json epochs = json::array();
   for (const auto& e : run.epochs) {
@@ -22,6 +39,7 @@ json measured_run_json(const MeasuredRun& run) {
           {"balloon_inflate_s", run.balloon_inflate_s},
           {"resident_fraction_at_start", run.resident_fraction_at_start},
           {"disturbed", run.disturbed()},
+          {"host", host_json(run.host)},
           {"epochs", epochs}};
 }
 
@@ -41,6 +59,7 @@ MeasuredRun measured_run_from_json(const json& j) {
   run.balloon_locked = j.at("balloon_locked");
   run.balloon_inflate_s = j.at("balloon_inflate_s");
   run.resident_fraction_at_start = j.at("resident_fraction_at_start");
+  run.host = host_from_json(j);
   return run;
 }
 

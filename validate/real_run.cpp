@@ -85,6 +85,10 @@ std::vector<int> first_cpus(int cores) {
   return cpus;
 }
 
+std::vector<int> first_cpus_or_all(int cores) {
+  return cores > 0 ? first_cpus(cores) : calibrate::allowed_cpus();
+}
+
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config) {
   calibrate::RunSpec spec = base;
   spec.loader.workers = config.loader.workers;
@@ -111,7 +115,9 @@ MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, co
     prepare_page_cache(context.files, config.cache);
     run.resident_fraction_at_start = calibrate::files_residency(context.files).fraction();
   }
+  const double start_s = HostSpeedMonitor::now_s();
   run.epochs = context.python ? trained_with_pytorch(context, config, round) : trained_with_libtorch(context, config);
+  if (context.host) run.host = context.host->slowdown(start_s, HostSpeedMonitor::now_s(), first_cpus_or_all(config.cores));
   run.balloon_deflated_bytes = balloon.deflated_bytes();
   return run;
 }

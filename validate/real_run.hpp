@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "calibrate/training/run_spec.hpp"
+#include "validate/host_speed_monitor.hpp"
 #include "validate/residency_probe_dataset.hpp"
 #include "validate/validation_grid.hpp"
 
@@ -44,9 +45,13 @@ struct MeasuredRun {
   // Fraction of the files' pages resident once the cache was prepared (cold: evicted; warm:
   // read once, under the balloon if any): the page cache the dataset really got.
   double resident_fraction_at_start = 0;
-  // The balloon gave memory back during the run: the run measured a machine with more free
-  // RAM than predicted, so the statistics leave it out when undisturbed runs exist.
-  bool disturbed() const { return balloon_deflated_bytes > 0; }
+  // The host's CPUs during the training (host_speed_monitor.hpp); unset when not watched.
+  std::optional<HostSlowdown> host;
+  // More than kMaxHostSlowFraction of the probes were slow: the run measured a slower machine.
+  bool host_slow() const { return host && host->slow_fraction > kMaxHostSlowFraction; }
+  // The balloon gave memory back during the run (a machine with more free RAM than predicted),
+  // or the host slowed the CPUs down: the statistics leave it out when undisturbed runs exist.
+  bool disturbed() const { return balloon_deflated_bytes > 0 || host_slow(); }
 };
 
 // A balloon as planned at the session's start. What matters for the page cache is the free RAM
@@ -77,12 +82,15 @@ struct RealRunContext {
   const PythonRunner* python = nullptr;         // --runner pytorch; null: calibrate's LibTorch runner
   std::filesystem::path python_runs_dir;        // the PyTorch runs' traces and summaries
   int probe_every = 0;                          // the PyTorch runner's probe (file datasets)
+  const HostSpeedMonitor* host = nullptr;       // watches the CPUs during each run; null: not watched
 };
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config);
 // The first `cores` CPUs this process may run on (all it may, if fewer; none, so no pinning,
 // when cores <= 0): a grid configuration's `cores`, and the calibration's one-core share run.
 std::vector<int> first_cpus(int cores);
+// The CPUs a configuration's run may use: first_cpus(cores), or all allowed when cores <= 0.
+std::vector<int> first_cpus_or_all(int cores);
 
 // Cold: the files' pages evicted (posix_fadvise DONTNEED); warm: every file read once, in order.
 void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache);

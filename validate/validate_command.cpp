@@ -45,6 +45,17 @@ void add_validate_options(CLI::App& app, ValidateOptions& o) {
   app.add_option("--max-wait-s", o.load_wait.max_wait_s, "Longest wait for a quiet machine per round, then measure anyway")
       ->capture_default_str();
   app.add_option("--poll-s", o.load_wait.poll_s, "Seconds between load checks while waiting")->capture_default_str();
+  app.add_option("--host-retries", o.host_retries,
+                 "Measure a run again, at most this many times, when the host slowed its CPUs for more than a tenth "
+                 "of it (the slow runs are kept in the report and left out of the medians; 0: watch only)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--host-wait-s", o.host_wait_s,
+                 "Before each run and each round's calibration, wait at most this long until the CPUs it uses read fast "
+                 "for 1.5 s (0: do not wait)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("!--no-host-watch", o.host_watch, "Do not watch the CPUs' speed during the runs (host_speed_monitor.hpp)");
   app.add_option("--runner", o.runner,
                  "What trains the real runs: libtorch (calibrate's runner, default) or pytorch (validate/pytorch_train.py "
                  "in Python with torch's DataLoader)");

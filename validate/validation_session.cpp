@@ -364,7 +364,22 @@ RealRunContext run_context(const ValidateOptions& o, const SessionInputs& in) {
           o.probe_every};
 }
 
-void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& c, const MeasuredRun& run) {
+// Runs on a slow host are measured again (--host-retries); waiting for fast CPUs first makes
+// that rarer, since the VM's slow periods last tens of seconds (host_speed_monitor.hpp).
+void wait_for_fast_host(const ValidateOptions& o, const RealRunContext& context, const std::vector<int>& cpus) {
+  if (!context.host || o.host_wait_s <= 0) return;
+  const double start = HostSpeedMonitor::now_s();
+  const bool fast = context.host->wait_until_fast(cpus, std::chrono::duration<double>(o.host_wait_s));
+  const double waited = HostSpeedMonitor::now_s() - start;
+  if (o.quiet || waited < 1) return;
+  std::cerr << fmt::format("waited {:.0f} s for fast CPUs{}\n", waited, fast ? "" : " (still slow: measuring anyway)");
+}
+
+// A probe on each CPU every half second: ~8 probes in the shortest runs of the short grids
+// (1-2 s), 0.2 % of a core.
+constexpr std::chrono::milliseconds kHostProbeInterval{500};
+
+void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& c, const MeasuredRun& run, bool again) {
   if (o.quiet) return;
   std::string epochs;
   for (const auto& e : run.epochs) {
@@ -375,7 +390,11 @@ void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& 
     epochs += fmt::format("; balloon {:.2f} GB in {:.1f} s, dataset resident at start {:.2f}", run.balloon_bytes / 1e9,
                           run.balloon_inflate_s, run.resident_fraction_at_start);
   }
-  if (run.disturbed()) epochs += fmt::format(" (balloon gave back {} bytes: left out)", run.balloon_deflated_bytes);
+  if (run.balloon_deflated_bytes > 0) epochs += fmt::format(" (balloon gave back {} bytes: left out)", run.balloon_deflated_bytes);
+  if (run.host) {
+    epochs += fmt::format("; host slow in {:.0f} % of {} probes", run.host->slow_fraction * 100, run.host->probes);
+    if (run.host_slow()) epochs += again ? " (left out: measured again)" : " (left out when others are not)";
+  }
   std::cerr << fmt::format("[round {}/{}] {}: epochs{}; load {:.2f}\n", round + 1, rounds, c.name, epochs, run.load_average_1m);
 }
 
@@ -474,7 +493,9 @@ void probe_drift(const SessionInputs& in, int round, std::size_t slot) {
 
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
-  const RealRunContext context = run_context(o, in);
+  RealRunContext context = run_context(o, in);
+  std::optional<HostSpeedMonitor> host;
+  if (o.host_watch) context.host = &host.emplace(calibrate::allowed_cpus(), kHostProbeInterval);
   const auto done = journal.load();
   log_resumed(o, done.size(), journal.file());
   journal.open_for_append();
@@ -494,6 +515,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
     for (std::size_t k = 0; k < slots; ++k) {
       const std::size_t i = order[k];
       if (i == n) {
+        if (!in.calibration_rounds->done(round)) wait_for_fast_host(o, context, calibrate::allowed_cpus());
         calibrate_round(o, *in.calibration_rounds, round, in.grid.repeats);
         continue;
       }
@@ -503,9 +525,14 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
         continue;
       }
       probe_drift(in, round, k);
-      configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i], round));
-      journal.append(round, configs[i].config.name, configs[i].runs.back());
-      log_run(o, round, in.grid.repeats, configs[i].config, configs[i].runs.back());
+      for (int attempt = 0;; ++attempt) {
+        wait_for_fast_host(o, context, first_cpus_or_all(configs[i].config.cores));
+        configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i], round));
+        journal.append(round, configs[i].config.name, configs[i].runs.back());
+        const bool again = configs[i].runs.back().host_slow() && attempt < o.host_retries;
+        log_run(o, round, in.grid.repeats, configs[i].config, configs[i].runs.back(), again);
+        if (!again) break;
+      }
     }
   }
 }
@@ -606,6 +633,22 @@ void predict_with_pooled_profile(const ValidateOptions& o, const SessionInputs& 
       in.grid.repeats, (o.out / "calibration").string(), file.string()));
 }
 
+// What the host watch saw over the session's runs; nothing when no run was watched.
+std::optional<std::string> host_note(const std::vector<ConfigMeasurements>& configs) {
+  int watched = 0, slow = 0;
+  for (const auto& c : configs) {
+    for (const auto& run : c.runs) {
+      watched += run.host ? 1 : 0;
+      slow += run.host_slow() ? 1 : 0;
+    }
+  }
+  if (watched == 0) return std::nullopt;
+  return fmt::format("host watch (validate/host_speed_monitor.hpp): {} of {} runs had more than {:.0f} % of their CPU "
+                     "probes over {:.2f}x the fastest; they are in the runs but left out of a point's medians where "
+                     "other runs of it were not",
+                     slow, watched, kMaxHostSlowFraction * 100, kSlowProbeFactor);
+}
+
 }  // namespace
 
 ValidationReport run_validation(const ValidateOptions& o, const std::filesystem::path& data_dir) {
@@ -627,6 +670,7 @@ ValidationReport run_validation(const ValidateOptions& o, const std::filesystem:
   } else {
     take_earlier_measurements(o, *in.earlier, report.configs, report.session);
   }
+  if (const auto note = host_note(report.configs)) report.session.notes.push_back(*note);
   if (in.calibration_rounds) predict_with_pooled_profile(o, in, report);
   report.points = compare(report.configs);
   report.aggregate = aggregate(report.points);

@@ -53,6 +53,9 @@ struct ValidateOptions {
   LoadWaitPolicy load_wait;
   std::filesystem::path rescore;      // take the measurements from this earlier report.json instead of measuring
   bool calibrate_each_round = false;  // instead of --profile (interleaved_calibration.hpp)
+  bool host_watch = true;             // time fixed work on each CPU during the runs (host_speed_monitor.hpp)
+  int host_retries = 2;               // measure a run the host slowed down again, at most this many times
+  double host_wait_s = 30;            // before each run and calibration, wait at most this long for fast CPUs
   bool quiet = false;
 };
 

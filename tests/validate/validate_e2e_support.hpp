@@ -102,6 +102,11 @@ inline std::string machine_note() {
          "x the time of one here (about 1 on a quiet 2-core machine; about 2 when another user holds a core)";
 }
 
+// Runs the host slowed down are measured once more, after at most 5 s of waiting for fast CPUs
+// (validate/host_speed_monitor.hpp): at most about 2 minutes more for the 15 runs and 5
+// calibrations of a short session, where the defaults (2 re-runs, 30 s) could add 20.
+inline const std::string kShortHostWatch = " --host-wait-s 5 --host-retries 1";
+
 // The short validation both runners' e2e tests run (validate_short_test,
 // validate_pytorch_short_test): a folder of `files` 64-pixel JPEGs under dir/data, the grey
 // LeNet, each of `workers` at batch 32 x 5 interleaved rounds x 2 epochs, warm cache,
@@ -118,7 +123,7 @@ inline CommandResult run_tiny_jpeg_validation(const std::filesystem::path& dir, 
   return run_command(validate_bin() + " --runner " + runner + " --device host-x86-2core --workload lenet-jpeg-folder" +
                      " --calibrate-each-round --grid " + quoted(dir / "grid.toml") + " --dataset " +
                      quoted(dir / "data") + " --model " + quoted(dir / "grey-lenet5.pt") + " --out " +
-                     quoted(dir / "out") + " --quiet");
+                     quoted(dir / "out") + " --quiet" + kShortHostWatch);
 }
 
 // The short validation, and a second one in `second` when the first fails the sanity bound.
@@ -156,7 +161,12 @@ inline void expect_complete_report(const std::filesystem::path& out, std::size_t
   const auto report = nlohmann::json::parse(read_text(out / "report.json"));
   ASSERT_EQ(report.at("points").size(), configs * static_cast<std::size_t>(epochs));
   for (const auto& p : report.at("points")) {
-    EXPECT_EQ(p.at("repeats"), repeats);
+    // A run the host slowed down is measured once more (kShortHostWatch) and left out of the
+    // medians when its point has runs that were not: `repeats` of the runs are behind them.
+    const int runs = p.at("repeats").get<int>() + p.at("disturbed_runs_left_out").get<int>();
+    EXPECT_GE(runs, repeats);
+    EXPECT_LE(runs, 2 * repeats);
+    EXPECT_GE(p.at("repeats").get<int>(), 1);
     EXPECT_GT(p.at("measured").at("e2e_s").at("median").get<double>(), 0);
     EXPECT_GT(p.at("predicted").at("e2e_s").get<double>(), 0);
     EXPECT_GE(p.at("spread_pct").get<double>(), 0);

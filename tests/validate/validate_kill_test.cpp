@@ -63,7 +63,9 @@ TEST(ValidateKill, AKilledValidationLeavesWholeReportFilesOrNone) {
   const fs::path out = dir / "out";
   const std::vector<std::string> args{EDGETWIN_VALIDATE_BIN, "--device", "host-x86-2core", "--workload", "lenet-mnist",
                                       "--profile", (dir / "profile.toml").string(), "--grid", (dir / "grid.toml").string(),
-                                      "--dataset", (dir / "data").string(), "--out", out.string(), "--quiet"};
+                                      "--dataset", (dir / "data").string(), "--out", out.string(), "--quiet",
+                                      // as long as the reference each time: no wait for fast CPUs, no re-run
+                                      "--host-wait-s", "0", "--host-retries", "0"};
   const auto [reference, seconds] = test_support::run_to_end(args, "validate-reference");
   ASSERT_EQ(reference, "exit 0");
   std::mt19937 rng(20260103);

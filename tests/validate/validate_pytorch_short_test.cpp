@@ -106,7 +106,9 @@ TEST(ValidatePytorchShort, KilledSessionLeavesNoPythonProcess) {
   const std::vector<std::string> args{EDGETWIN_VALIDATE_BIN, "--runner", "pytorch", "--device", "host-x86-2core",
                                       "--workload", "lenet-mnist", "--profile", (dir / "profile.toml").string(),
                                       "--grid", (dir / "grid.toml").string(), "--dataset", (dir / "data").string(),
-                                      "--out", (dir / "out").string(), "--quiet"};
+                                      "--out", (dir / "out").string(), "--quiet",
+                                      // the run as long as the reference: no wait for fast CPUs, no re-run
+                                      "--host-wait-s", "0", "--host-retries", "0"};
   const std::string tag = "validate-pytorch-" + std::to_string(::getpid());
   const auto [reference, seconds] = test_support::run_to_end(args, tag + "-reference");
   ASSERT_EQ(reference, "exit 0");

@@ -1,0 +1,165 @@
+#include "validate/host_speed_monitor.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <ctime>
+#include <vector>
+
+namespace edgetwin::validate {
+
+std::optional<double> reference_probe_s(std::vector<HostProbe> probes) {
+  if (probes.size() < kMinReferenceProbes) return std::nullopt;
+  const auto tenth = probes.begin() + static_cast<std::ptrdiff_t>(probes.size() / 10);
+  std::nth_element(probes.begin(), tenth, probes.end(),
+                   [](const HostProbe& a, const HostProbe& b) { return a.seconds < b.seconds; });
+  return tenth->seconds;
+}
+
+HostSlowdown host_slowdown(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
+                           double slow_factor) {
+  std::vector<double> ratios;
+  for (const auto& p : probes) {
+    if (cpus.empty() || std::find(cpus.begin(), cpus.end(), p.cpu) != cpus.end()) ratios.push_back(p.seconds / reference_s);
+  }
+  HostSlowdown s;
+  s.probes = static_cast<int>(ratios.size());
+  if (ratios.empty()) return s;
+  s.slow_fraction = static_cast<double>(std::count_if(ratios.begin(), ratios.end(),
+                                                      [&](double r) { return r > slow_factor; })) /
+                    static_cast<double>(ratios.size());
+  const auto middle = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+  std::nth_element(ratios.begin(), middle, ratios.end());
+  s.median_ratio = *middle;
+  return s;
+}
+
+bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
+                   std::size_t rounds, double slow_factor) {
+  std::vector<int> wanted = cpus;
+  if (wanted.empty()) {
+    for (const auto& p : probes) {
+      if (std::find(wanted.begin(), wanted.end(), p.cpu) == wanted.end()) wanted.push_back(p.cpu);
+    }
+  }
+  for (int cpu : wanted) {
+    std::size_t seen = 0;
+    for (auto p = probes.rbegin(); p != probes.rend() && seen < rounds; ++p) {
+      if (p->cpu != cpu) continue;
+      if (p->seconds > slow_factor * reference_s) return false;
+      ++seen;
+    }
+    if (seen < rounds) return false;
+  }
+  return !wanted.empty();
+}
+
+namespace {
+
+double thread_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// A 64 x 64 single-precision matrix product, accumulated 32 times (the compiler vectorizes the
+// inner loop; 48 KB, L1- and L2-resident): the kind of work the runs' steps and decoders do.
+// On the VM of docs/validation.md it reads 1.8-2.2x slow when a LeNet step reads 1.3-1.5x,
+// and stays within 1.1x while another process streams through the caches; a scalar
+// dependency chain read only 1.1-1.2x slow there, and a 2 MB stream read 2x slow from the
+// build next door without slowing the LeNet step.
+double fixed_work() {
+  constexpr int kSide = 64;
+  static thread_local std::vector<float> a, b, c;
+  if (a.empty()) {
+    a.resize(kSide * kSide);
+    b.resize(kSide * kSide);
+    for (int i = 0; i < kSide * kSide; ++i) {
+      a[i] = static_cast<float>(i) * 1e-4f;
+      b[i] = 1.0f / static_cast<float>(i + 1);
+    }
+  }
+  c.assign(kSide * kSide, 0.0f);
+  for (int round = 0; round < 32; ++round) {
+    for (int i = 0; i < kSide; ++i) {
+      for (int k = 0; k < kSide; ++k) {
+        const float aik = a[i * kSide + k];
+        for (int j = 0; j < kSide; ++j) c[i * kSide + j] += aik * b[k * kSide + j];
+      }
+    }
+  }
+  return c[kSide + 5];
+}
+
+volatile double fixed_work_result = 0;  // stored, so the loop is not optimized away
+
+bool pin_this_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+}  // namespace
+
+double time_fixed_work() {
+  const double start = thread_cpu_s();
+  fixed_work_result = fixed_work();
+  return thread_cpu_s() - start;
+}
+
+double HostSpeedMonitor::now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+HostSpeedMonitor::HostSpeedMonitor(std::vector<int> cpus, std::chrono::milliseconds interval)
+    : cpus_(std::move(cpus)), interval_(interval), thread_([this] { watch(); }) {}
+
+HostSpeedMonitor::~HostSpeedMonitor() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_signal_.notify_all();
+  thread_.join();
+}
+
+void HostSpeedMonitor::watch() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    std::vector<HostProbe> round;
+    for (int cpu : cpus_) {
+      if (!pin_this_thread(cpu)) continue;  // a CPU taken away since: nothing to say about it
+      sched_yield();                        // run the loop on it, not on the way there
+      const double seconds = time_fixed_work();
+      round.push_back({now_s(), cpu, seconds});
+    }
+    lock.lock();
+    probes_.insert(probes_.end(), round.begin(), round.end());
+    probed_.notify_all();
+    stop_signal_.wait_for(lock, interval_, [this] { return stopping_; });
+  }
+}
+
+std::optional<HostSlowdown> HostSpeedMonitor::slowdown(double from_s, double to_s, const std::vector<int>& cpus) const {
+  const std::lock_guard lock(mutex_);
+  const auto reference = reference_probe_s(probes_);
+  if (!reference) return std::nullopt;
+  std::vector<HostProbe> span;
+  std::copy_if(probes_.begin(), probes_.end(), std::back_inserter(span),
+               [&](const HostProbe& p) { return p.at_s >= from_s && p.at_s <= to_s; });
+  const HostSlowdown s = host_slowdown(span, cpus, *reference);
+  if (s.probes == 0) return std::nullopt;
+  return s;
+}
+
+bool HostSpeedMonitor::wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const {
+  std::unique_lock lock(mutex_);
+  const auto reference = reference_probe_s(probes_);
+  if (!reference) return true;
+  return probed_.wait_for(lock, max_wait, [&] { return stopping_ || recently_fast(probes_, cpus, *reference); });
+}
+
+}  // namespace edgetwin::validate

@@ -1,0 +1,98 @@
+// Watches how fast each CPU of this machine runs fixed work while real runs measure it, so that
+// a run the host slowed down is known as such (docs/validation.md, *The host's slow periods*).
+//
+// Why: on the 2-vCPU VM of docs/validation.md either vCPU runs vector arithmetic about 2x
+// slower for periods of 10-40 s or more (a LeNet training step 27 ms -> 36-74 ms, CPU time),
+// with no steal time in /proc/stat: the hypervisor's neighbours, not the guest. A run that falls in such a
+// period measures another machine than the one the model describes, as a run whose balloon
+// gave memory back does (MeasuredRun::disturbed).
+//
+// How: a thread visits each CPU in turn every `interval`, pinned to it, and times a fixed
+// piece of vectorized arithmetic (about 0.9 ms at full speed) with its own thread CPU clock:
+// time it waits behind the run's threads is not counted, so a busy core reads as fast and only
+// a slow one reads slow. It costs the runs about 1 ms a CPU every interval (0.2 % at 0.5 s).
+//
+// Contract: probes are kept with their steady-clock time; host_slowdown() judges the probes of
+// one run's span against the fastest probes seen so far (the 10th percentile of all of them,
+// once there are kMinReferenceProbes), so a session that starts in a slow period still gets a
+// fast reference as soon as the host is fast for a while.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace edgetwin::validate {
+
+struct HostProbe {
+  double at_s = 0;       // steady clock, seconds
+  int cpu = 0;
+  double seconds = 0;    // thread CPU time of the fixed loop
+};
+
+// What the probes of one run's span say.
+struct HostSlowdown {
+  int probes = 0;               // on the run's CPUs
+  double slow_fraction = 0;     // of them slower than slow_factor x the reference
+  double median_ratio = 1;      // median probe over the reference
+};
+
+// A probe slower than this times the reference counts as slow: on the VM the slow periods read
+// 1.8-2.2x, the probes in between within 1.15x.
+constexpr double kSlowProbeFactor = 1.25;
+constexpr std::size_t kMinReferenceProbes = 20;
+// A run with more of its probes slow than this measured a slower machine (MeasuredRun::
+// host_slow): one probe in ten is about what a 1-2 s run shows when a slow period starts or
+// ends in it; fewer is the fast host's own jitter.
+constexpr double kMaxHostSlowFraction = 0.1;
+// Probes of each CPU that must read fast before a run starts (wait_until_fast): 1.5 s at 0.5 s.
+constexpr std::size_t kFastRoundsBeforeRun = 3;
+
+// Whether the last `rounds` probes of each of `cpus` (all probed CPUs when empty) were at most
+// slow_factor x reference_s; false when a CPU has fewer probes.
+bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
+                   std::size_t rounds = kFastRoundsBeforeRun, double slow_factor = kSlowProbeFactor);
+
+// The 10th percentile of the probes' seconds; nullopt with fewer than kMinReferenceProbes.
+std::optional<double> reference_probe_s(std::vector<HostProbe> probes);
+
+// The probes on `cpus` (all CPUs when empty) judged against `reference_s`.
+HostSlowdown host_slowdown(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
+                           double slow_factor = kSlowProbeFactor);
+
+// The fixed loop, timed by the calling thread's CPU clock.
+double time_fixed_work();
+
+class HostSpeedMonitor {
+ public:
+  HostSpeedMonitor(std::vector<int> cpus, std::chrono::milliseconds interval);
+  ~HostSpeedMonitor();
+  HostSpeedMonitor(const HostSpeedMonitor&) = delete;
+  HostSpeedMonitor& operator=(const HostSpeedMonitor&) = delete;
+
+  static double now_s();
+  // The probes of [from_s, to_s] on `cpus` against the reference so far; nullopt while the
+  // reference is not known yet or no probe fell in the span.
+  std::optional<HostSlowdown> slowdown(double from_s, double to_s, const std::vector<int>& cpus) const;
+  // Blocks until the last kFastRoundsBeforeRun probes of each of `cpus` were fast, or for
+  // max_wait at most; returns whether they were. True at once while there is no reference.
+  bool wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const;
+
+ private:
+  void watch();
+
+  std::vector<int> cpus_;
+  std::chrono::milliseconds interval_;
+  mutable std::mutex mutex_;
+  std::condition_variable stop_signal_;
+  mutable std::condition_variable probed_;
+  bool stopping_ = false;
+  std::vector<HostProbe> probes_;
+  std::thread thread_;
+};
+
+}  // namespace edgetwin::validate
