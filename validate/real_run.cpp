@@ -66,11 +66,13 @@ std::vector<MeasuredEpoch> trained_with_libtorch(const RealRunContext& context, 
   return measured_epochs(result, observer);
 }
 
-std::vector<MeasuredEpoch> trained_with_pytorch(const RealRunContext& context, const GridConfig& config, int round) {
+std::vector<MeasuredEpoch> trained_with_pytorch(const RealRunContext& context, const GridConfig& config, int round,
+                                                int attempt) {
   PytorchRun run;
   run.spec = spec_for(context.base, config);
   run.probe_every = context.probe ? context.probe_every : 0;
-  const std::string name = fmt::format("{}-round-{}", config.name, round + 1);
+  std::string name = fmt::format("{}-round-{}", config.name, round + 1);
+  if (attempt > 0) name += fmt::format("-attempt-{}", attempt + 1);  // the slow attempt's trace stays
   run.trace_csv = context.python_runs_dir / (name + ".csv");
   run.summary_json = context.python_runs_dir / (name + ".json");
   return run_pytorch(*context.python, run).epochs;
@@ -100,7 +102,8 @@ calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& co
   return spec;
 }
 
-MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& plan, int round) {
+MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& plan, int round,
+                     int attempt) {
   MeasuredRun run;
   run.load_average_1m = load_average_1m();
   run.mem_available_bytes = calibrate::mem_available_bytes();
@@ -116,7 +119,7 @@ MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, co
     run.resident_fraction_at_start = calibrate::files_residency(context.files).fraction();
   }
   const double start_s = HostSpeedMonitor::now_s();
-  run.epochs = context.python ? trained_with_pytorch(context, config, round) : trained_with_libtorch(context, config);
+  run.epochs = context.python ? trained_with_pytorch(context, config, round, attempt) : trained_with_libtorch(context, config);
   if (context.host) run.host = context.host->slowdown(start_s, HostSpeedMonitor::now_s(), first_cpus_or_all(config.cores));
   run.balloon_deflated_bytes = balloon.deflated_bytes();
   return run;

@@ -95,7 +95,9 @@ std::vector<int> first_cpus_or_all(int cores);
 // Cold: the files' pages evicted (posix_fadvise DONTNEED); warm: every file read once, in order.
 void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache);
 
-// `round` names the PyTorch runner's trace files (<config>-round-<R>.csv).
-MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& balloon, int round = 0);
+// `round` and `attempt` name the PyTorch runner's trace files (<config>-round-<R>.csv, and
+// <config>-round-<R>-attempt-<A>.csv for a run measured again after the host slowed it).
+MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, const BalloonPlan& balloon, int round = 0,
+                     int attempt = 0);
 
 }  // namespace edgetwin::validate

@@ -55,7 +55,9 @@ void add_validate_options(CLI::App& app, ValidateOptions& o) {
                  "for 1.5 s (0: do not wait)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("!--no-host-watch", o.host_watch, "Do not watch the CPUs' speed during the runs (host_speed_monitor.hpp)");
+  app.add_flag("!--no-host-watch", o.host_watch,
+               "Do not watch the CPUs' speed during the runs (host_speed_monitor.hpp); with --rescore: ignore the "
+               "earlier runs' host figures, so runs the host slowed down count in the medians");
   app.add_option("--runner", o.runner,
                  "What trains the real runs: libtorch (calibrate's runner, default) or pytorch (validate/pytorch_train.py "
                  "in Python with torch's DataLoader)");

@@ -414,6 +414,11 @@ void take_earlier_measurements(const ValidateOptions& o, const EarlierMeasuremen
       continue;
     }
     c.runs = found->second;
+    // --no-host-watch on a re-score: the same runs as if none had been watched, every run in
+    // the medians, for comparing the medians with and without the host's slow runs.
+    if (!o.host_watch) {
+      for (auto& run : c.runs) run.host.reset();
+    }
   }
   if (!missing.empty()) throw ConfigError(std::move(missing));
   info.rounds = earlier.rounds;
@@ -491,6 +496,21 @@ void probe_drift(const SessionInputs& in, int round, std::size_t slot) {
   in.calibration_rounds->record_drift_probe(measure_drift_probe(spec, *in.dataset));
 }
 
+// One run of configuration `index` in `round`, measured again while the host slowed it down and
+// --host-retries allows. Every attempt is kept in the report and journaled; a resumed session
+// reads back the last attempt of each round (RunJournal keys runs by round and configuration).
+void measure_once_on_a_fast_host(const ValidateOptions& o, const SessionInputs& in, const RealRunContext& context,
+                                 int round, std::size_t index, ConfigMeasurements& config, RunJournal& journal) {
+  for (int attempt = 0;; ++attempt) {
+    wait_for_fast_host(o, context, first_cpus_or_all(config.config.cores));
+    config.runs.push_back(run_real(context, config.config, in.balloons[index], round, attempt));
+    journal.append(round, config.config.name, config.runs.back());
+    const bool again = config.runs.back().host_slow() && attempt < o.host_retries;
+    log_run(o, round, in.grid.repeats, config.config, config.runs.back(), again);
+    if (!again) return;
+  }
+}
+
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
   RealRunContext context = run_context(o, in);
@@ -525,14 +545,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
         continue;
       }
       probe_drift(in, round, k);
-      for (int attempt = 0;; ++attempt) {
-        wait_for_fast_host(o, context, first_cpus_or_all(configs[i].config.cores));
-        configs[i].runs.push_back(run_real(context, configs[i].config, in.balloons[i], round));
-        journal.append(round, configs[i].config.name, configs[i].runs.back());
-        const bool again = configs[i].runs.back().host_slow() && attempt < o.host_retries;
-        log_run(o, round, in.grid.repeats, configs[i].config, configs[i].runs.back(), again);
-        if (!again) break;
-      }
+      measure_once_on_a_fast_host(o, in, context, round, i, configs[i], journal);
     }
   }
 }

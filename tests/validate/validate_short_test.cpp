@@ -8,7 +8,8 @@
 // report is complete, the errors are within the loose sanity bound (validation_stats.hpp;
 // why it is loose: docs/validation.md), and that the same bound rejects a model that ignores
 // the workers. A second session decides when the first fails the bound
-// (run_tiny_jpeg_validation_deciding: the VM's two speeds).
+// (run_tiny_jpeg_validation_deciding: the VM's two speeds). Re-scored with --no-host-watch, every
+// run the host slowed down is back in the medians.
 //
 // Why a JPEG folder: LeNet's step is short next to decoding and augmenting a JPEG, so workers
 // change E2E a lot (measured: w = 1 or 2 about 0.65 of w = 0) and a model that ignores them is
@@ -39,6 +40,24 @@ TEST(ValidateShort, TinyJpegFolderReportIsCompleteAndSane) {
   const auto broken = ignoring_workers(points_from_report(report));
   EXPECT_FALSE(sanity_failures(broken, SanityBound{}).empty())
       << "a model that ignores the workers passed the sanity bound:\n" << session.result.output;
+
+  // The same runs re-scored without their host figures (--no-host-watch): every run is in the
+  // medians, the ones the host slowed down too.
+  const std::filesystem::path dir = session.out.parent_path();
+  const auto rescored = run_command(
+      validate_bin() + " --device host-x86-2core --workload lenet-jpeg-folder --profile " +
+      quoted(session.out / "profile.toml") + " --grid " + quoted(dir / "grid.toml") + " --dataset " + quoted(dir / "data") +
+      " --model " + quoted(dir / "grey-lenet5.pt") + " --rescore " + quoted(session.out / "report.json") +
+      " --no-host-watch --out " + quoted(dir / "rescored") + " --quiet");
+  ASSERT_EQ(rescored.exit_code, 0) << rescored.output;
+  const auto again = nlohmann::json::parse(read_text(dir / "rescored" / "report.json"));
+  ASSERT_EQ(again.at("points").size(), report.at("points").size());
+  for (std::size_t i = 0; i < report.at("points").size(); ++i) {
+    const auto& watched = report.at("points")[i];
+    EXPECT_EQ(again.at("points")[i].at("repeats").get<int>(),
+              watched.at("repeats").get<int>() + watched.at("disturbed_runs_left_out").get<int>());
+    EXPECT_EQ(again.at("points")[i].at("disturbed_runs_left_out").get<int>(), 0);
+  }
 }
 
 }  // namespace
