@@ -1,11 +1,13 @@
 #include "validate/host_speed_monitor.hpp"
 
-#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
-#include <ctime>
 #include <vector>
+
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/hardware/stage_clock.hpp"
 
 namespace edgetwin::validate {
 
@@ -57,12 +59,6 @@ bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>&
 
 namespace {
 
-double thread_cpu_s() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
 // A 64 x 64 single-precision matrix product, accumulated 32 times (the compiler vectorizes the
 // inner loop; 48 KB, L1- and L2-resident): the kind of work the runs' steps and decoders do.
 // On the VM of docs/validation.md it reads 1.8-2.2x slow when a LeNet step reads 1.3-1.5x,
@@ -94,19 +90,12 @@ double fixed_work() {
 
 volatile double fixed_work_result = 0;  // stored, so the loop is not optimized away
 
-bool pin_this_thread(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-
 }  // namespace
 
 double time_fixed_work() {
-  const double start = thread_cpu_s();
+  const double start = calibrate::thread_cpu_seconds();
   fixed_work_result = fixed_work();
-  return thread_cpu_s() - start;
+  return calibrate::thread_cpu_seconds() - start;
 }
 
 double HostSpeedMonitor::now_s() {
@@ -131,7 +120,11 @@ void HostSpeedMonitor::watch() {
     lock.unlock();
     std::vector<HostProbe> round;
     for (int cpu : cpus_) {
-      if (!pin_this_thread(cpu)) continue;  // a CPU taken away since: nothing to say about it
+      try {
+        calibrate::set_thread_affinity({cpu});
+      } catch (const calibrate::HardwareError&) {
+        continue;  // a CPU taken away since: nothing to say about it
+      }
       sched_yield();                        // run the loop on it, not on the way there
       const double seconds = time_fixed_work();
       round.push_back({now_s(), cpu, seconds});

@@ -18,7 +18,6 @@
 // fast reference as soon as the host is fast for a while.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -75,10 +74,12 @@ class HostSpeedMonitor {
   HostSpeedMonitor& operator=(const HostSpeedMonitor&) = delete;
 
   static double now_s();
-  // The probes of [from_s, to_s] on `cpus` against the reference so far; nullopt while the
+  // The probes of [from_s, to_s] on `cpus` (every probed CPU when empty, as first_cpus gives
+  // for a configuration without `cores`) against the reference so far; nullopt while the
   // reference is not known yet or no probe fell in the span.
   std::optional<HostSlowdown> slowdown(double from_s, double to_s, const std::vector<int>& cpus) const;
-  // Blocks until the last kFastRoundsBeforeRun probes of each of `cpus` were fast, or for
+  // Blocks until the last kFastRoundsBeforeRun probes of each of `cpus` (every probed CPU
+  // when empty) were fast, or for
   // max_wait at most; returns whether they were. True at once while there is no reference.
   bool wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const;
 

@@ -87,10 +87,6 @@ std::vector<int> first_cpus(int cores) {
   return cpus;
 }
 
-std::vector<int> first_cpus_or_all(int cores) {
-  return cores > 0 ? first_cpus(cores) : calibrate::allowed_cpus();
-}
-
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config) {
   calibrate::RunSpec spec = base;
   spec.loader.workers = config.loader.workers;
@@ -120,7 +116,7 @@ MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, co
   }
   const double start_s = HostSpeedMonitor::now_s();
   run.epochs = context.python ? trained_with_pytorch(context, config, round, attempt) : trained_with_libtorch(context, config);
-  if (context.host) run.host = context.host->slowdown(start_s, HostSpeedMonitor::now_s(), first_cpus_or_all(config.cores));
+  if (context.host) run.host = context.host->slowdown(start_s, HostSpeedMonitor::now_s(), first_cpus(config.cores));
   run.balloon_deflated_bytes = balloon.deflated_bytes();
   return run;
 }

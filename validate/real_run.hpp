@@ -89,8 +89,6 @@ calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& co
 // The first `cores` CPUs this process may run on (all it may, if fewer; none, so no pinning,
 // when cores <= 0): a grid configuration's `cores`, and the calibration's one-core share run.
 std::vector<int> first_cpus(int cores);
-// The CPUs a configuration's run may use: first_cpus(cores), or all allowed when cores <= 0.
-std::vector<int> first_cpus_or_all(int cores);
 
 // Cold: the files' pages evicted (posix_fadvise DONTNEED); warm: every file read once, in order.
 void prepare_page_cache(const std::vector<std::filesystem::path>& files, CacheState cache);

@@ -502,7 +502,7 @@ void probe_drift(const SessionInputs& in, int round, std::size_t slot) {
 void measure_once_on_a_fast_host(const ValidateOptions& o, const SessionInputs& in, const RealRunContext& context,
                                  int round, std::size_t index, ConfigMeasurements& config, RunJournal& journal) {
   for (int attempt = 0;; ++attempt) {
-    wait_for_fast_host(o, context, first_cpus_or_all(config.config.cores));
+    wait_for_fast_host(o, context, first_cpus(config.config.cores));
     config.runs.push_back(run_real(context, config.config, in.balloons[index], round, attempt));
     journal.append(round, config.config.name, config.runs.back());
     const bool again = config.runs.back().host_slow() && attempt < o.host_retries;
@@ -535,7 +535,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
     for (std::size_t k = 0; k < slots; ++k) {
       const std::size_t i = order[k];
       if (i == n) {
-        if (!in.calibration_rounds->done(round)) wait_for_fast_host(o, context, calibrate::allowed_cpus());
+        if (!in.calibration_rounds->done(round)) wait_for_fast_host(o, context, {});
         calibrate_round(o, *in.calibration_rounds, round, in.grid.repeats);
         continue;
       }

@@ -4,7 +4,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,21 +17,17 @@
 #include <thread>
 #include <utility>
 
+#include "calibrate/hardware/stage_clock.hpp"
+
 namespace edgetwin::calibrate {
 
 namespace {
 
-// Async-signal-safe (clock_gettime), so a forked worker of a threaded process may spin too.
-double thread_cpu_s() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
+// thread_cpu_seconds is async-signal-safe, so a forked worker of a threaded process may spin too.
 void spin_cpu(double seconds) {
-  const double until = thread_cpu_s() + seconds;
+  const double until = thread_cpu_seconds() + seconds;
   volatile unsigned long counter = 0;
-  while (thread_cpu_s() < until) {
+  while (thread_cpu_seconds() < until) {
     for (int i = 0; i < 256; ++i) counter = counter + 1;
   }
 }

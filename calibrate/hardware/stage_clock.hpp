@@ -13,7 +13,8 @@ inline double seconds_between(WallClock::time_point from, WallClock::time_point 
   return std::chrono::duration<double>(to - from).count();
 }
 
-// CPU seconds the calling thread has used since it started.
+// CPU seconds the calling thread has used since it started. Async-signal-safe (clock_gettime
+// only), so a forked child of a threaded process may call it.
 double thread_cpu_seconds();
 
 }  // namespace edgetwin::calibrate
