@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "calibrate/hardware/cpu_affinity.hpp"
@@ -35,6 +36,26 @@ HostSlowdown host_slowdown(const std::vector<HostProbe>& probes, const std::vect
   std::nth_element(ratios.begin(), middle, ratios.end());
   s.median_ratio = *middle;
   return s;
+}
+
+int HostSlowdown::slow_probes() const { return static_cast<int>(std::lround(slow_fraction * probes)); }
+
+double chance_of_slow_probes(int probes, int slow, double rate) {
+  if (slow <= 0) return 1.0;
+  if (slow > probes) return 0.0;
+  // Summed from the top in log space: the terms past the mean shrink fast, and C(n, i) p^i
+  // overflows nothing there.
+  const double n = probes;
+  double chance = 0;
+  for (int i = probes; i >= slow; --i) {
+    chance += std::exp(std::lgamma(n + 1) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + i * std::log(rate) +
+                       (n - i) * std::log1p(-rate));
+  }
+  return std::min(chance, 1.0);
+}
+
+bool slower_than_fast_host(const HostSlowdown& s) {
+  return chance_of_slow_probes(s.probes, s.slow_probes()) < kHostSlowSignificance;
 }
 
 bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,

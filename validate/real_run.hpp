@@ -13,6 +13,7 @@
 // files' residency itself; everything before and around it is the same.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -47,12 +48,20 @@ struct MeasuredRun {
   double resident_fraction_at_start = 0;
   // The host's CPUs during the training (host_speed_monitor.hpp); unset when not watched.
   std::optional<HostSlowdown> host;
-  // More than kMaxHostSlowFraction of the probes were slow: the run measured a slower machine.
-  bool host_slow() const { return host && host->slow_fraction > kMaxHostSlowFraction; }
+  // More of the probes were slow than a fast host shows (slower_than_fast_host): the run measured
+  // a slower machine.
+  bool host_slow() const { return host && slower_than_fast_host(*host); }
   // The balloon gave memory back during the run (a machine with more free RAM than predicted),
   // or the host slowed the CPUs down: the statistics leave it out when undisturbed runs exist.
   bool disturbed() const { return balloon_deflated_bytes > 0 || host_slow(); }
 };
+
+// Whether the host's slow periods left a configuration's runs with fewer undisturbed ones than
+// `repeats`, so that a make-up run is owed (validation_session.cpp, make_up_for_slow_runs).
+inline bool owed_a_make_up_run(const std::vector<MeasuredRun>& runs, int repeats) {
+  const auto kept = std::count_if(runs.begin(), runs.end(), [](const MeasuredRun& r) { return !r.disturbed(); });
+  return kept < repeats && std::any_of(runs.begin(), runs.end(), [](const MeasuredRun& r) { return r.host_slow(); });
+}
 
 // A balloon as planned at the session's start. What matters for the page cache is the free RAM
 // it leaves (room), so each run's balloon is sized to leave that room at the run's start: if

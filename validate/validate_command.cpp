@@ -46,8 +46,9 @@ void add_validate_options(CLI::App& app, ValidateOptions& o) {
       ->capture_default_str();
   app.add_option("--poll-s", o.load_wait.poll_s, "Seconds between load checks while waiting")->capture_default_str();
   app.add_option("--host-retries", o.host_retries,
-                 "Measure a run again, at most this many times, when the host slowed its CPUs for more than a tenth "
-                 "of it (the slow runs are kept in the report and left out of the medians; 0: watch only)")
+                 "Measure a run again, at most this many times, when its CPUs read slow more often than a fast host's "
+                 "(the slow runs are kept in the report and left out of the medians), and after the rounds give a "
+                 "configuration left short of the grid's repeats as many make-up rounds (0: watch only)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--host-wait-s", o.host_wait_s,

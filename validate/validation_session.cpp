@@ -379,6 +379,11 @@ void wait_for_fast_host(const ValidateOptions& o, const RealRunContext& context,
 // (1-2 s), 0.2 % of a core.
 constexpr std::chrono::milliseconds kHostProbeInterval{500};
 
+// Rounds past the grid's repeats are make-up rounds (make_up_for_slow_runs).
+std::string round_label(int round, int rounds) {
+  return round < rounds ? fmt::format("[round {}/{}]", round + 1, rounds) : fmt::format("[make-up {}]", round - rounds + 1);
+}
+
 void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& c, const MeasuredRun& run, bool again) {
   if (o.quiet) return;
   std::string epochs;
@@ -395,7 +400,7 @@ void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& 
     epochs += fmt::format("; host slow in {:.0f} % of {} probes", run.host->slow_fraction * 100, run.host->probes);
     if (run.host_slow()) epochs += again ? " (left out: measured again)" : " (left out when others are not)";
   }
-  std::cerr << fmt::format("[round {}/{}] {}: epochs{}; load {:.2f}\n", round + 1, rounds, c.name, epochs, run.load_average_1m);
+  std::cerr << fmt::format("{} {}: epochs{}; load {:.2f}\n", round_label(round, rounds), c.name, epochs, run.load_average_1m);
 }
 
 // --rescore: the runs of an earlier report, configuration by configuration.
@@ -511,6 +516,27 @@ void measure_once_on_a_fast_host(const ValidateOptions& o, const SessionInputs& 
   }
 }
 
+// After the rounds, a configuration that the host's slow periods left with fewer undisturbed
+// runs than the grid's repeats is measured once more, in up to --host-retries make-up rounds
+// (journaled as rounds repeats, repeats + 1, ...). A slow period lasts from seconds to minutes
+// (docs/validation.md, *The host's slow periods*), so a run minutes later is likelier fast than
+// the retries right after a slow attempt; without them a point's median rests on fewer runs.
+void make_up_for_slow_runs(const ValidateOptions& o, const SessionInputs& in, const RealRunContext& context,
+                           const std::map<std::pair<int, std::string>, MeasuredRun>& done,
+                           std::vector<ConfigMeasurements>& configs, RunJournal& journal) {
+  for (int extra = 0; extra < o.host_retries; ++extra) {
+    const int round = in.grid.repeats + extra;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const auto previous = done.find({round, configs[i].config.name});
+      if (previous != done.end()) {
+        configs[i].runs.push_back(previous->second);
+      } else if (owed_a_make_up_run(configs[i].runs, in.grid.repeats)) {
+        measure_once_on_a_fast_host(o, in, context, round, i, configs[i], journal);
+      }
+    }
+  }
+}
+
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
   RealRunContext context = run_context(o, in);
@@ -548,6 +574,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
       measure_once_on_a_fast_host(o, in, context, round, i, configs[i], journal);
     }
   }
+  if (context.host) make_up_for_slow_runs(o, in, context, done, configs, journal);
 }
 
 std::vector<std::string> prediction_notes(const ValidateOptions& o, const SessionInputs& in) {
@@ -656,10 +683,10 @@ std::optional<std::string> host_note(const std::vector<ConfigMeasurements>& conf
     }
   }
   if (watched == 0) return std::nullopt;
-  return fmt::format("host watch (validate/host_speed_monitor.hpp): {} of {} runs had more than {:.0f} % of their CPU "
-                     "probes over {:.2f}x the fastest; they are in the runs but left out of a point's medians where "
-                     "other runs of it were not",
-                     slow, watched, kMaxHostSlowFraction * 100, kSlowProbeFactor);
+  return fmt::format("host watch (validate/host_speed_monitor.hpp): {} of {} runs had more CPU probes over {:.2f}x the "
+                     "fastest than a fast host shows in {:.0f} % of runs (its probes read so {:.1f} % of the time); they "
+                     "are in the runs but left out of a point's medians where other runs of it were not",
+                     slow, watched, kSlowProbeFactor, kHostSlowSignificance * 100, kFastHostSlowProbeRate * 100);
 }
 
 }  // namespace

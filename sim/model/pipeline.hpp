@@ -87,6 +87,7 @@ class Pipeline {
     double started_s = 0;
     int cpu_threads = 0;  // the CPU threads it keeps busy (0: not CPU work)
     int runnable = 0;     // threads the kernel places: its CPU threads, or one copying cached pages
+    double cpu_cycles = 0;  // the pipeline's CPU work it does, counted when it ends
     simgrid::s4u::ExecPtr exec;
     void on_complete() override { owner->on_complete(*this); }
   };

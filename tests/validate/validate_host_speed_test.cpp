@@ -2,6 +2,7 @@
 // judgement of one run's probes, and what a slow run means to the statistics and the report.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <thread>
 
 #include "validate/host_speed_monitor.hpp"
@@ -63,15 +64,58 @@ TEST(HostSpeed, RecentlyFastNeedsTheLastRoundsOfEveryCpuFast) {
   EXPECT_FALSE(recently_fast({}, {}, 1.0));
 }
 
-TEST(HostSpeed, ARunIsSlowOnlyBeyondATenthOfItsProbes) {
+TEST(HostSpeed, TheChanceOfSlowProbesIsTheBinomialsUpperTail) {
+  EXPECT_DOUBLE_EQ(chance_of_slow_probes(40, 0), 1.0);
+  EXPECT_DOUBLE_EQ(chance_of_slow_probes(40, -1), 1.0);
+  EXPECT_DOUBLE_EQ(chance_of_slow_probes(40, 41), 0.0);
+  EXPECT_NEAR(chance_of_slow_probes(40, 1, 0.016), 1 - std::pow(0.984, 40), 1e-12);
+  EXPECT_NEAR(chance_of_slow_probes(5, 5, 0.3), std::pow(0.3, 5), 1e-15);
+  // P(X >= 2) = 1 - P(0) - P(1)
+  EXPECT_NEAR(chance_of_slow_probes(10, 2, 0.1), 1 - std::pow(0.9, 10) - 10 * 0.1 * std::pow(0.9, 9), 1e-12);
+  // a fair coin: P(X >= 3 of 4) = 5/16
+  EXPECT_NEAR(chance_of_slow_probes(4, 3, 0.5), 5.0 / 16, 1e-12);
+  // thousands of probes stay finite
+  EXPECT_NEAR(chance_of_slow_probes(5000, 1, 0.016), 1.0, 1e-12);
+  EXPECT_LT(chance_of_slow_probes(5000, 400, 0.016), 1e-100);
+}
+
+TEST(HostSpeed, ARunIsSlowWhenAFastHostRarelyShowsItsSlowProbes) {
   MeasuredRun run;
   EXPECT_FALSE(run.host_slow());  // not watched
-  run.host = HostSlowdown{10, 0.1, 1.0};
+  // 40 probes at a 1.6 % rate: 3 slow happen in 2.6 % of fast runs, 4 in 0.38 %
+  run.host = HostSlowdown{40, 3.0 / 40, 1.0};
+  EXPECT_EQ(run.host->slow_probes(), 3);
   EXPECT_FALSE(run.host_slow());
   EXPECT_FALSE(run.disturbed());
-  run.host->slow_fraction = 0.11;
+  run.host->slow_fraction = 4.0 / 40;
   EXPECT_TRUE(run.host_slow());
   EXPECT_TRUE(run.disturbed());
+  // one slow probe of four is jitter (6 %), two are not (0.15 %)
+  run.host = HostSlowdown{4, 0.25, 1.0};
+  EXPECT_FALSE(run.host_slow());
+  run.host->slow_fraction = 0.5;
+  EXPECT_TRUE(run.host_slow());
+  // a long run: 6 of 126 (1.6 %), 7 of 126 (0.43 %)
+  run.host = HostSlowdown{126, 6.0 / 126, 1.0};
+  EXPECT_FALSE(run.host_slow());
+  run.host->slow_fraction = 7.0 / 126;
+  EXPECT_TRUE(run.host_slow());
+  run.host = HostSlowdown{0, 0, 1.0};  // watched, no probe in its span
+  EXPECT_FALSE(run.host_slow());
+}
+
+TEST(HostSpeed, AMakeUpRunIsOwedOnlyForRunsTheHostSlowed) {
+  MeasuredRun fast, slow, deflated;
+  fast.host = HostSlowdown{40, 0, 1.0};
+  slow.host = HostSlowdown{40, 0.5, 1.9};
+  deflated.balloon_deflated_bytes = 1;
+  EXPECT_FALSE(owed_a_make_up_run({}, 5));
+  EXPECT_FALSE(owed_a_make_up_run({fast, fast, fast, fast, fast}, 5));
+  EXPECT_TRUE(owed_a_make_up_run({fast, fast, fast, fast, slow}, 5));
+  EXPECT_FALSE(owed_a_make_up_run({fast, fast, fast, fast, slow, fast}, 5));  // made up
+  EXPECT_TRUE(owed_a_make_up_run({fast, fast, slow, fast, slow, slow, fast}, 5));
+  // a balloon that gave memory back is the balloon's doing: measuring later does not help it
+  EXPECT_FALSE(owed_a_make_up_run({fast, fast, fast, fast, deflated}, 5));
 }
 
 TEST(HostSpeed, TheRunsJsonKeepsTheHostAndReadsReportsWithout) {
