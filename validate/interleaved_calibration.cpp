@@ -156,6 +156,8 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   pool_if_measured(c.send_cpu_s_per_batch, "send_s_per_batch", rounds, &CostSpec::send_cpu_s_per_batch, "s/batch", m);
   pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch", rounds,
                    &CostSpec::step_with_workers_s_per_batch, "s/batch", m);
+  pool_if_measured(c.step_with_workers_s_per_byte, "step_with_workers_s_per_byte", rounds,
+                   &CostSpec::step_with_workers_s_per_byte, "s/byte", m);
   pool_if_measured(c.background_cpu_s_per_batch, "background_cpu_s_per_batch", rounds,
                    &CostSpec::background_cpu_s_per_batch, "s/batch", m);
   // Measured by the reclaim probe (calibrate/hardware/reclaim_probe.hpp) in sessions with a balloon.

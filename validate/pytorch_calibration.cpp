@@ -52,6 +52,16 @@ std::optional<PytorchRun> cold_then_warm_run(const PytorchCalibrationPlan& plan,
   return run;
 }
 
+// The grid's batch sizes besides the workload's, each once, in the grid's order.
+std::vector<int> other_sizes(const PytorchCalibrationPlan& plan) {
+  std::vector<int> sizes;
+  for (const int size : plan.other_batch_sizes) {
+    if (size != plan.workload.loader.batch_size && std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+      sizes.push_back(size);
+  }
+  return sizes;
+}
+
 }  // namespace
 
 std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round) {
@@ -59,12 +69,15 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
   std::vector<PytorchRun> runs{calibration_run(plan, round, 0, batch_size, 0)};
   runs.front().step_scaling_csv = plan.dir / fmt::format("round-{}-scaling.csv", round + 1);
   runs.front().loader_scaling_csv = plan.dir / fmt::format("round-{}-loader-scaling.csv", round + 1);
-  for (const int size : plan.other_batch_sizes) {
-    if (size != batch_size) runs.push_back(calibration_run(plan, round, 0, size, plan.compute_batches));
-  }
+  const std::vector<int> others = other_sizes(plan);
+  for (const int size : others) runs.push_back(calibration_run(plan, round, 0, size, plan.compute_batches));
+  // One worker at every size: the hand-off and the step's lengthening beside a worker grow with
+  // the batch's bytes (docs/validation.md), which one size cannot tell from a constant.
   runs.push_back(calibration_run(plan, round, 1, batch_size, plan.handoff_batches));
-  const auto others = static_cast<std::int64_t>(runs.size() - 2) * plan.compute_batches + plan.handoff_batches;
-  runs.front().spec.max_batches_per_epoch = std::max<std::int64_t>(1, kMostImportedBatches - others);
+  for (const int size : others) runs.push_back(calibration_run(plan, round, 1, size, plan.handoff_batches));
+  const auto short_traces = static_cast<std::int64_t>(others.size()) * plan.compute_batches +
+                            static_cast<std::int64_t>(others.size() + 1) * plan.handoff_batches;
+  runs.front().spec.max_batches_per_epoch = std::max<std::int64_t>(1, kMostImportedBatches - short_traces);
   return runs;
 }
 

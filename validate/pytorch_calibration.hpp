@@ -6,11 +6,12 @@
 // What runs, all with num_workers = 0 on the session's data, model and threads:
 //   - one epoch at the workload's batch size: the loader's per-sample cost (the loop's wait at
 //     w = 0 is the whole fetch + decode + transform + collate) and the step at that size; at
-//     most 1000 batches in all, to keep a round short;
+//     most 1000 batches in all traces of this list, to keep a round short;
 //   - a short trace (compute_batches steps) at each other batch size the grid uses: the
 //     compute curve's other points, as edgetwin-calibrate's plan measures several sizes;
 //   - one epoch (at most handoff_batches) with one worker process at the workload's batch
-//     size: a batch's hand-off from a worker and a worker's start-up;
+//     size, then at each other: a batch's hand-off from a worker, the step's lengthening beside
+//     it (both lines in the batch's bytes) and a worker's start-up;
 //   - the step alone on 1..n threads beside 0..n busy cores (edgetwin_trace's
 //     measure_step_scaling, after the first run): the step's slow-down beside workers;
 //   - a batch loaded alone beside 0..n processes loading too (measure_loader_scaling, after
@@ -55,7 +56,8 @@ struct PytorchCalibrationPlan {
 };
 
 // The traces one round runs, in the order the import reads them: first the workload's batch
-// size sequentially (with the step-scaling file), then the other sizes, then one worker.
+// size sequentially (with the step-scaling file), then the other sizes, then one worker at the
+// workload's batch size and at the others.
 std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int round);
 
 // The runs that measure the trainer's share of a core (costs.step_share): `cores` worker

@@ -100,8 +100,10 @@ std::string describe_plan(const CalibrationPlan& p) {
                      "steps + warm-up, {} s budget each\n",
                      p.batch_size, p.step_scaling_min_steps, p.step_scaling_steps, p.step_scaling_budget_s);
   out += fmt::format("  CPU-only devices with one intra-op thread, the step's share of a core: batch sizes {} with a "
-                     "worker per core, {}..{} batches past the prefetch, {} s budget each\n",
-                     p.share_batch_sizes, p.share_min_steps, p.share_steps, p.share_budget_s);
+                     "worker per core, {}{}..{} batches past the prefetch, {} s budget each\n",
+                     p.share_batch_sizes,
+                     p.share_on_one_cpu ? fmt::format("then batch {} with them pinned to one CPU, ", p.batch_size) : "",
+                     p.share_min_steps, p.share_steps, p.share_budget_s);
   out += fmt::format("  cores left idle: a synthetic pipeline at the workload's loading and step times, 1, 2, cores, "
                      "cores + 1 and 2 x cores worker threads, {} x {} s each\n",
                      p.placement_repeats, p.placement_run_s);

@@ -72,6 +72,7 @@ struct CalibrationPlan {
   // sim/model/step_share.hpp), at each of these batch sizes, real loading from a warm cache.
   // Timed batches per size within a time budget, past the workers' first prefetch.
   std::vector<int> share_batch_sizes;
+  bool share_on_one_cpu = true;  // and the workload's batch size with the same workers pinned to one CPU
   std::int64_t share_steps = 100;
   std::int64_t share_min_steps = 10;
   double share_budget_s = 4;

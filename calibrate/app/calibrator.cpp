@@ -66,8 +66,9 @@ Measurement power_measurement(const std::string& rail, const std::vector<PowerSa
 }
 
 // A batch of a step-share run as the importer's record, for its rule (derive_step_share): the
-// step's span is compute_s, the trainer thread's CPU in it step_cpu_s.
-BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_factor, int threads) {
+// step's span is compute_s, the trainer thread's CPU in it step_cpu_s; cores 0 for a run on
+// every core (the profile's measured cores), else the CPUs it was pinned to.
+BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_factor, int threads, int cores) {
   BatchRecord r;
   r.epoch = b.epoch;
   r.batch = b.index;
@@ -78,6 +79,7 @@ BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_facto
   r.prefetch_factor = prefetch_factor;
   r.threads = threads;
   r.step_cpu_s = b.step_cpu_s;
+  r.cores = cores;
   return r;
 }
 
@@ -238,9 +240,9 @@ void Calibrator::announce_steps() {
                                                  static_cast<double>(step_scaling_steps().total()) * probed_step_s() * 1.5);
   }
   if (measures_step_share()) {
-    for (const int size : p.share_batch_sizes) {
-      const BatchCount count = share_steps(size);
-      steps.emplace_back(fmt::format("step's share of a core, batch {}", size),
+    for (const ShareRun& run : share_runs()) {
+      const BatchCount count = share_steps(run);
+      steps.emplace_back(fmt::format("step's share of a core, batch {}{}", run.batch_size, run.pinned ? ", one CPU" : ""),
                          p.share_budget_s * static_cast<double>(count.total()) / static_cast<double>(count.timed));
     }
   }
@@ -415,31 +417,44 @@ bool Calibrator::measures_step_share() const {
   return data_.reference_gpu_freq_hz <= 0 && data_.host.online_cores > 1 && setup_.intra_op_threads == 1;
 }
 
-// A batch there takes about the loading and the step's CPU spread over the cores.
-BatchCount Calibrator::share_steps(int batch_size) const {
+// Every core at each of the plan's share batch sizes; then, where the plan asks, the same workers
+// pinned to one CPU at the workload's batch size: the grids' one-core points run there, and on
+// one core the trainer's step kept most of the CPU while the worker threads waited
+// (docs/validation.md, *The LibTorch runner's one-core point*).
+std::vector<Calibrator::ShareRun> Calibrator::share_runs() const {
   const CalibrationPlan& p = setup_.plan;
-  const double scale = static_cast<double>(batch_size) / p.batch_size;
-  const auto probed = probe_step_s_.find(batch_size);
+  std::vector<ShareRun> runs;
+  for (const int size : p.share_batch_sizes) runs.push_back({size, false});
+  if (p.share_on_one_cpu && !runs.empty()) runs.push_back({p.batch_size, true});
+  return runs;
+}
+
+// A batch there takes about the loading and the step's CPU spread over the cores it may use.
+BatchCount Calibrator::share_steps(const ShareRun& run) const {
+  const CalibrationPlan& p = setup_.plan;
+  const double scale = static_cast<double>(run.batch_size) / p.batch_size;
+  const auto probed = probe_step_s_.find(run.batch_size);
   const double step_s = probed != probe_step_s_.end() ? probed->second : probed_step_s() * scale;
-  const double batch_s = (load_batch_s_ * scale + step_s) / data_.host.online_cores;
+  const double batch_s = (load_batch_s_ * scale + step_s) / (run.pinned ? 1 : data_.host.online_cores);
   return fit_to_budget(batch_s, p.share_budget_s, p.share_min_steps, p.share_steps, 0);
 }
 
 void Calibrator::measure_step_share() {
   if (!measures_step_share()) return;
-  const CalibrationPlan& p = setup_.plan;
   const int workers = data_.host.online_cores;
   std::int64_t units = 0;
-  for (const int size : p.share_batch_sizes) units += share_steps(size).total();
+  for (const ShareRun& run : share_runs()) units += share_steps(run).total();
   progress_.begin_step("step's share of a core", units);
-  for (const int size : p.share_batch_sizes) {
+  for (const ShareRun& run : share_runs()) {
     RunSpec spec = base_spec();
     spec.loader.workers = workers;
-    spec.loader.batch_size = size;
+    spec.loader.batch_size = run.batch_size;
+    if (run.pinned) spec.cpus = {allowed_cpus().front()};
     // The first workers x prefetch batches were loaded before the trainer asked: the rule skips them.
-    spec.max_batches_per_epoch = std::int64_t{workers} * spec.loader.prefetch_factor + share_steps(size).total();
+    spec.max_batches_per_epoch = std::int64_t{workers} * spec.loader.prefetch_factor + share_steps(run).total();
     for (const MeasuredBatch& b : train_warm(spec).batches) {
-      data_.share_batches.push_back(share_record(b, workers, spec.loader.prefetch_factor, setup_.intra_op_threads));
+      data_.share_batches.push_back(
+          share_record(b, workers, spec.loader.prefetch_factor, setup_.intra_op_threads, run.pinned ? 1 : 0));
     }
   }
   progress_.end_step();

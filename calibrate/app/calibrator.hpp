@@ -72,7 +72,12 @@ class Calibrator {
   void measure_step_scaling();
   void measure_step_share();
   bool measures_step_share() const;
-  BatchCount share_steps(int batch_size) const;
+  struct ShareRun {
+    int batch_size = 0;
+    bool pinned = false;  // to one CPU
+  };
+  std::vector<ShareRun> share_runs() const;
+  BatchCount share_steps(const ShareRun& run) const;
   void measure_placement();
   double probed_step_s() const;  // one step at the workload's batch size, from the probe
   BatchCount step_scaling_steps() const;

@@ -98,11 +98,13 @@ std::string step_scaling_source(const CalibrationData& d) {
 
 std::string step_share_source(const std::vector<StepSharePoint>& points) {
   if (points.empty()) return "";
-  std::vector<int> sizes;
-  for (const auto& p : points) sizes.push_back(p.batch_size);
+  std::vector<int> sizes, on_one_cpu;
+  for (const auto& p : points) (p.cores == 1 ? on_one_cpu : sizes).push_back(p.batch_size);
+  const std::string pinned =
+      on_one_cpu.empty() ? "" : fmt::format(" and, pinned to one CPU, {}", fmt::join(on_one_cpu, ", "));
   return fmt::format("; step_share: the step's thread CPU over its wall time, summed over the batches past the "
-                     "prefetch of a run with {} worker threads at batch size(s) {}, warm cache",
-                     points.front().workers, fmt::join(sizes, ", "));
+                     "prefetch of a run with {} worker threads at batch size(s) {}{}, warm cache",
+                     points.front().workers, fmt::join(sizes, ", "), pinned);
 }
 
 std::string loader_scaling_source(const CalibrationData& d) {

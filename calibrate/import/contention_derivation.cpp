@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -34,19 +35,32 @@ std::map<int, std::vector<BatchRecord>> steady_rows_with_workers(const std::vect
   return by_size;
 }
 
+// The rows' median batch_bytes; NaN when a row lacks it (a trace without the column).
+double median_batch_bytes(const std::vector<BatchRecord>& rows) {
+  std::vector<double> bytes;
+  for (const auto& b : rows) {
+    if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
+  }
+  return !bytes.empty() && bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : std::nan("");
+}
+
+double median_compute_s(const std::vector<BatchRecord>& rows) {
+  std::vector<double> compute;
+  for (const auto& b : rows) compute.push_back(b.compute_s);
+  return median_of(compute, "compute_s");
+}
+
 HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
-  std::vector<double> fetch, compute, bytes, fetch_cpu;
+  std::vector<double> fetch, fetch_cpu;
   for (const auto& b : rows) {
     fetch.push_back(b.fetch_s);
-    compute.push_back(b.compute_s);
-    if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
     if (!std::isnan(b.fetch_cpu_s)) fetch_cpu.push_back(b.fetch_cpu_s);
   }
   const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
   out.measurements.push_back(wait);
-  const double behind = std::max(0.0, wait_s_per_sample * size - median_of(compute, "compute_s"));
-  HandoffPoint p{size, bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : std::nan(""), wait.median - behind,
-                 behind > 0, fetch_cpu.size() == rows.size() ? median_of(fetch_cpu, "fetch_cpu_s") : std::nan("")};
+  const double behind = std::max(0.0, wait_s_per_sample * size - median_compute_s(rows));
+  HandoffPoint p{size, median_batch_bytes(rows), wait.median - behind, behind > 0,
+                 fetch_cpu.size() == rows.size() ? median_of(fetch_cpu, "fetch_cpu_s") : std::nan("")};
   if (p.seconds < 0) {
     out.notes.push_back(fmt::format("handoff at batch size {} came out {} s (the worker being behind explains the whole "
                                     "wait); set to 0", size, p.seconds));
@@ -55,8 +69,10 @@ HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double w
   return p;
 }
 
-// Least squares h = a + s x bytes; a negative term is dropped and the other refitted alone.
-std::pair<double, double> fit_handoff(const std::vector<HandoffPoint>& points, DerivedCosts& out) {
+// Least squares y = a + s x bytes over points with .bytes and .seconds; a negative term is
+// dropped and the other refitted alone. `what` names y in the notes.
+template <typename Point>
+std::pair<double, double> fit_line(const std::vector<Point>& points, const char* what, DerivedCosts& out) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& p : points) {
     n += 1;
@@ -68,18 +84,19 @@ std::pair<double, double> fit_handoff(const std::vector<HandoffPoint>& points, D
   const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
   const double intercept = (sy - slope * sx) / n;
   if (slope < 0) {
-    out.notes.push_back(fmt::format("handoff fell with the batch's bytes (slope {} s/byte); taken as a constant", slope));
+    out.notes.push_back(fmt::format("{} fell with the batch's bytes (slope {} s/byte); taken as a constant", what, slope));
     return {sy / n, 0.0};
   }
   if (intercept < 0) {
-    out.notes.push_back(fmt::format("handoff's constant came out {} s; taken as proportional to the bytes", intercept));
+    out.notes.push_back(fmt::format("{}'s constant came out {} s; taken as proportional to the bytes", what, intercept));
     return {0.0, sxy / sxx};
   }
   return {intercept, slope};
 }
 
 // Several batch sizes, every one with its bytes, not all the same: a line can be fitted.
-bool fits_a_line(const std::vector<HandoffPoint>& points) {
+template <typename Point>
+bool fits_a_line(const std::vector<Point>& points) {
   if (points.size() < 2) return false;
   if (std::any_of(points.begin(), points.end(), [](const auto& p) { return std::isnan(p.bytes); })) return false;
   return std::any_of(points.begin(), points.end(), [&](const auto& p) { return p.bytes != points.front().bytes; });
@@ -96,7 +113,7 @@ std::vector<double> seconds_of(const std::vector<HandoffPoint>& points) {
 void derive_receive(const std::vector<HandoffPoint>& points, const std::string& source, DerivedCosts& out) {
   if (points.empty()) return;
   if (fits_a_line(points)) {
-    const auto [constant, per_byte] = fit_handoff(points, out);
+    const auto [constant, per_byte] = fit_line(points, "handoff", out);
     out.costs.receive_cpu_s_per_batch = loadable_value(constant, "receive_cpu_s_per_batch", "s/batch", source, out);
     out.costs.receive_cpu_s_per_byte = loadable_value(per_byte, "receive_cpu_s_per_byte", "s/byte", source, out);
     out.derived.insert(out.derived.end(), {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte"});
@@ -173,33 +190,66 @@ void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s
   derive_send(send, !receive.empty(), source, out);
 }
 
-void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out) {
-  std::map<int, std::vector<double>> sequential, one_worker;
+namespace {
+
+// One batch size's lengthening of the step with one worker process.
+struct StepExtraPoint {
+  int batch_size = 0;
+  double bytes = std::nan("");
+  double seconds = 0;
+};
+
+std::vector<StepExtraPoint> step_extra_points(const std::vector<BatchRecord>& reference) {
+  std::map<int, std::vector<BatchRecord>> sequential;
   for (const auto& b : reference) {
-    if (b.workers == 0) sequential[b.batch_size].push_back(b.compute_s);
+    if (b.workers == 0) sequential[b.batch_size].push_back(b);
   }
   // One worker only: with more, workers and trainer may be more runnable processes than cores,
   // and the step's slow-down is then the scheduler's (cpu_step_scaling), not the handoff's.
+  std::vector<StepExtraPoint> points;
   for (const auto& [size, rows] : steady_rows_with_workers(reference)) {
-    if (!sequential.count(size)) continue;
-    for (const auto& b : rows) {
-      if (b.workers == 1) one_worker[size].push_back(b.compute_s);
-    }
+    if (!sequential.contains(size)) continue;
+    std::vector<BatchRecord> one_worker;
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(one_worker), [](const auto& b) { return b.workers == 1; });
+    if (one_worker.empty()) continue;
+    points.push_back({size, median_batch_bytes(one_worker),
+                      median_compute_s(one_worker) - median_compute_s(sequential.at(size))});
   }
-  if (one_worker.empty()) return;
-  std::vector<double> extra;
-  for (const auto& [size, steps] : one_worker) {
-    extra.push_back(median_of(steps, "compute_s") - median_of(sequential.at(size), "compute_s"));
+  return points;
+}
+
+// A negative constant or slope says the worker process did not lengthen the step there.
+double at_least_zero(double seconds, const char* field, DerivedCosts& out) {
+  if (seconds >= 0) return seconds;
+  out.notes.push_back(fmt::format("the step with a worker process came out {} s shorter than without; {} set to 0",
+                                  -seconds, field));
+  return 0;
+}
+
+}  // namespace
+
+// The lengthening grows with the batch (the trainer's step beside a worker handing over larger
+// tensors, docs/validation.md); with several batch sizes it is a line in the batch's bytes.
+void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out) {
+  const std::vector<StepExtraPoint> points = step_extra_points(reference);
+  if (points.empty()) return;
+  const bool line = fits_a_line(points);
+  double constant = 0, per_byte = 0;
+  if (line) {
+    std::tie(constant, per_byte) = fit_line(points, "the step's lengthening with a worker process", out);
+  } else {
+    std::vector<double> extra;
+    for (const auto& p : points) extra.push_back(p.seconds);
+    constant = median_of(extra, "step_with_workers");
   }
-  double seconds = median_of(extra, "step_with_workers");
-  if (seconds < 0) {
-    out.notes.push_back(fmt::format("the step with a worker process came out {} s shorter than without; "
-                                    "step_with_workers_s_per_batch set to 0", -seconds));
-    seconds = 0;
-  }
-  out.costs.step_with_workers_s_per_batch =
-      loadable_value(seconds, "step_with_workers_s_per_batch", "s/batch", source, out);
+  out.costs.step_with_workers_s_per_batch = loadable_value(
+      at_least_zero(constant, "step_with_workers_s_per_batch", out), "step_with_workers_s_per_batch", "s/batch", source, out);
+  out.costs.step_with_workers_s_per_byte = 0;
   out.derived.push_back("step_with_workers_s_per_batch");
+  if (!line) return;
+  out.costs.step_with_workers_s_per_byte = loadable_value(
+      at_least_zero(per_byte, "step_with_workers_s_per_byte", out), "step_with_workers_s_per_byte", "s/byte", source, out);
+  out.derived.push_back("step_with_workers_s_per_byte");
 }
 
 void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out) {
@@ -269,11 +319,8 @@ std::optional<double> mean_cpu_beside_step(const std::vector<BatchRecord>& rows)
 
 // What the model charges a batch from one worker process beyond the sequential loop's loading.
 double modelled_handoff_cpu(const CostSpec& c, const std::vector<BatchRecord>& rows) {
-  std::vector<double> bytes;
-  for (const auto& b : rows) {
-    if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
-  }
-  const double batch_bytes = bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : 0.0;
+  const double median_bytes = median_batch_bytes(rows);
+  const double batch_bytes = std::isnan(median_bytes) ? 0.0 : median_bytes;
   return c.send_cpu_s_per_batch + c.receive_cpu_s_per_batch + c.receive_cpu_s_per_byte * batch_bytes;
 }
 

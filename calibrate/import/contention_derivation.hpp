@@ -15,9 +15,12 @@
 //                      Where the worker was behind and the trace logs fetch_cpu_s (the
 //                      trainer's CPU time inside next()), its median is that batch size's
 //                      receive point, fitted with the others
-//   step with workers  traces with workers = 1, the same batches: median compute_s less the
-//                      w = 0 traces' median compute_s at that batch size, median over batch
-//                      sizes, clamped at 0 with a note (step_with_workers_s_per_batch)
+//   step with workers  traces with workers = 1, the same batches: per batch size, median
+//                      compute_s less the w = 0 traces' median compute_s at that batch size.
+//                      One batch size (or no batch_bytes): the median over batch sizes
+//                      (step_with_workers_s_per_batch); several with batch_bytes: least squares
+//                      e = a + s x bytes as the handoff's (step_with_workers_s_per_batch = a,
+//                      step_with_workers_s_per_byte = s); each clamped at 0 with a note
 //   worker start-up    traces with workers = 1: their first epoch's iter_s + batch 0's fetch_s
 //                      - L(b) (the fork, the worker's start and its first batch, less the batch);
 //                      median over traces

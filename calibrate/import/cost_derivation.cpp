@@ -22,10 +22,17 @@ std::vector<BatchRecord> kept_batches(const std::vector<BatchRecord>& batches, i
   return out;
 }
 
-// Median compute seconds per batch size seen: the ComputeCurve's points.
+// Median compute seconds per batch size seen: the ComputeCurve's points. Where a batch size has
+// steps without workers, only those: the curve is the step as measured alone, and the model
+// adds its lengthening beside worker processes (step_with_workers_s_per_*) itself; the one-worker
+// traces at the grid's other batch sizes outnumber those sizes' short sequential ones.
 void derive_compute(const std::vector<BatchRecord>& batches, const std::string& source, DerivedCosts& out) {
-  std::map<int, std::vector<double>> by_size;
-  for (const auto& b : batches) by_size[b.batch_size].push_back(b.compute_s);
+  std::map<int, std::vector<double>> by_size, sequential_by_size;
+  for (const auto& b : batches) {
+    by_size[b.batch_size].push_back(b.compute_s);
+    if (b.workers == 0) sequential_by_size[b.batch_size].push_back(b.compute_s);
+  }
+  for (const auto& [size, seconds] : sequential_by_size) by_size[size] = seconds;
   std::vector<Diagnostic> problems;
   for (const auto& [size, seconds] : by_size) {
     Measurement m = summarize(fmt::format("compute_s_bs{}", size), seconds, "s");

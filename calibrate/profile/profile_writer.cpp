@@ -83,6 +83,8 @@ std::string measured_terms(const CostSpec& c) {
     out += key_value("background_cpu_s_per_batch", toml_float(c.background_cpu_s_per_batch));
   if (c.step_with_workers_s_per_batch != 0)
     out += key_value("step_with_workers_s_per_batch", toml_float(c.step_with_workers_s_per_batch));
+  if (c.step_with_workers_s_per_byte != 0)
+    out += key_value("step_with_workers_s_per_byte", toml_float(c.step_with_workers_s_per_byte));
   if (!c.cpu_step_scaling.empty()) {
     std::vector<std::string> points;
     for (const StepScalingPoint& p : c.cpu_step_scaling) {

@@ -142,6 +142,7 @@ CostSpec estimate_costs(const DeviceSpec& reference, const WorkloadSpec& workloa
   costs.receive_cpu_s_per_byte = ref.receive_cpu_s_per_byte * cpu_scale;
   costs.send_cpu_s_per_batch = ref.send_cpu_s_per_batch * cpu_scale;
   costs.step_with_workers_s_per_batch = ref.step_with_workers_s_per_batch * cpu_scale;
+  costs.step_with_workers_s_per_byte = ref.step_with_workers_s_per_byte * cpu_scale;
   costs.reclaim_cpu_s_per_byte = ref.reclaim_cpu_s_per_byte * cpu_scale;
   costs.miss_cpu_s_per_byte = ref.miss_cpu_s_per_byte * cpu_scale;
   costs.background_cpu_s_per_batch = ref.background_cpu_s_per_batch * cpu_scale;

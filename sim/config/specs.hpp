@@ -263,6 +263,8 @@ struct CostSpec {
                                                    // pipeline; by workers, ascending
   std::vector<StepSharePoint> step_share;  // the trainer's share of a core beside busy worker processes;
                                            // by workers, then batch size, ascending
+  double step_with_workers_s_per_byte = 0;  // the step's lengthening with worker processes that grows
+                                            // with the batch's input bytes
 
   // Whether a measured miss time prices this medium's misses (else the device's request model).
   bool measured_miss_on(const std::string& storage_name) const {

@@ -314,6 +314,8 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
                      Bound::non_negative, "s/batch");
   reader.read_number("costs.step_with_workers_s_per_batch", costs.step_with_workers_s_per_batch,
                      Presence::optional, Bound::non_negative, "s/batch");
+  reader.read_number("costs.step_with_workers_s_per_byte", costs.step_with_workers_s_per_byte,
+                     Presence::optional, Bound::non_negative, "s/byte");
   reader.read_number("costs.reclaim_cpu_s_per_byte", costs.reclaim_cpu_s_per_byte, Presence::optional,
                      Bound::non_negative, "s/byte");
   reader.read_number("costs.miss_cpu_s_per_byte", costs.miss_cpu_s_per_byte, Presence::optional,

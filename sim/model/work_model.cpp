@@ -70,11 +70,12 @@ BatchWork WorkModel::batch(int samples) const {
   work.samples = samples;
   work.receive_cpu_cycles = receive_cycles(n);
   work.send_cpu_cycles = cpu_cycles(costs_.send_cpu_s_per_batch);
-  work.step_with_workers_cycles = cpu_cycles(costs_.step_with_workers_s_per_batch);
+  work.step_with_workers_cycles = cpu_cycles(costs_.step_with_workers_s_per_batch +
+                                             costs_.step_with_workers_s_per_byte * batch_input_bytes(n));
   work.background_cpu_cycles = cpu_cycles(costs_.background_cpu_s_per_batch);
   const double compute_s = costs_.compute.at(n);
   if (has_gpu_) {
-    work.h2d_s = dataset_.input_bytes_per_sample * n / memory_bandwidth_;
+    work.h2d_s = batch_input_bytes(n) / memory_bandwidth_;
     work.gpu_cycles = gpu_step_s(compute_s) * gpu_freq_hz_;
     work.launch_cpu_cycles = cpu_cycles(costs_.launch_cpu_s_per_batch);
   } else {
@@ -88,8 +89,7 @@ BatchWork WorkModel::batch(int samples) const {
 }
 
 double WorkModel::receive_cycles(double samples) const {
-  return cpu_cycles(costs_.receive_cpu_s_per_batch +
-                    costs_.receive_cpu_s_per_byte * dataset_.input_bytes_per_sample * samples);
+  return cpu_cycles(costs_.receive_cpu_s_per_batch + costs_.receive_cpu_s_per_byte * batch_input_bytes(samples));
 }
 
 double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<double> worker_cycles_left,

@@ -115,6 +115,7 @@ class WorkModel {
   double cpu_cycles(double cpu_seconds) const { return cpu_seconds * costs_.reference_cpu_freq_hz; }
   double gpu_step_s(double reference_s) const;
   double receive_cycles(double samples) const;
+  double batch_input_bytes(double samples) const { return dataset_.input_bytes_per_sample * samples; }
   double storage_work_per_miss(const StorageSpec& storage) const;
 
   CostSpec costs_;

@@ -168,9 +168,57 @@ TEST(ImportContention, TheStepWithAWorkerProcessIsMeasuredAgainstTheStepWithout)
               1e-12);
 }
 
+TEST(ImportContention, TheComputeCurveIsTheStepWithoutWorkersWhereItWasMeasured) {
+  // 6 sequential steps of 1.2 ms at 16 and 8 of 1.5 ms beside a worker: the curve says 1.2 ms,
+  // the 0.3 ms is the lengthening's. At 32 only steps beside a worker: those.
+  const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), with_one_worker(1, 16, 0.3e-3, 1.5e-3),
+                                       with_one_worker(2, 32, 0.3e-3, 2.5e-3)));
+  EXPECT_EQ(d.costs.compute.batch_sizes, (std::vector<double>{16, 32}));
+  EXPECT_NEAR(d.costs.compute.at(16), 1.2e-3, 1e-12);
+  EXPECT_NEAR(d.costs.compute.at(32), 2.5e-3, 1e-12);
+  EXPECT_NEAR(d.costs.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
+}
+
 TEST(ImportContention, AStepShorterWithAWorkerIsNoExtraWithANote) {
   const DerivedCosts d = derive(pooled(sequential(16, 60e-6, 1.2e-3), with_one_worker(1, 16, 0.3e-3, 1.1e-3)));
   EXPECT_EQ(d.costs.step_with_workers_s_per_batch, 0.0);
+  EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
+                          [](const auto& n) { return n.find("shorter than without") != std::string::npos; }));
+}
+
+TEST(ImportContention, TwoBatchSizesFitTheStepsLengtheningAsAConstantAndAPerByteTerm) {
+  // e = 0.1 ms + 4 ns per byte: 0.301 ms at 16 samples of 3144 bytes, 0.905 ms at 64.
+  auto e = [](int size) { return 0.1e-3 + 4e-9 * size * 3144.0; };
+  const DerivedCosts d = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3),
+                                       with_one_worker(1, 16, 0.3e-3, 5e-3 + e(16)),
+                                       with_one_worker(2, 64, 0.3e-3, 20e-3 + e(64))));
+  EXPECT_NEAR(d.costs.step_with_workers_s_per_batch, 0.1e-3, 1e-12);
+  EXPECT_NEAR(d.costs.step_with_workers_s_per_byte, 4e-9, 1e-16);
+  EXPECT_TRUE(has(d.derived, "step_with_workers_s_per_byte"));
+  // Proportional to the bytes (no constant): the constant's negative fit is dropped, with a note.
+  auto p = [](int size) { return 4e-9 * size * 3144.0 - (size == 16 ? 0.05e-3 : 0.0); };
+  const DerivedCosts q = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3),
+                                       with_one_worker(1, 16, 0.3e-3, 5e-3 + p(16)),
+                                       with_one_worker(2, 64, 0.3e-3, 20e-3 + p(64))));
+  EXPECT_EQ(q.costs.step_with_workers_s_per_batch, 0.0);
+  const double x16 = 16 * 3144.0, x64 = 64 * 3144.0;  // least squares through the origin
+  EXPECT_NEAR(q.costs.step_with_workers_s_per_byte, (x16 * p(16) + x64 * p(64)) / (x16 * x16 + x64 * x64), 1e-16);
+  EXPECT_TRUE(std::any_of(q.notes.begin(), q.notes.end(), [](const auto& n) {
+    return n.find("the step's lengthening with a worker process's constant came out") != std::string::npos;
+  }));
+}
+
+TEST(ImportContention, AStepLengtheningThatFallsWithTheBatchIsTheMeanAndNeverNegative) {
+  // 0.4 ms at 16, 0.2 ms at 64: no per-byte term, the mean 0.3 ms.
+  DerivedCosts d = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3),
+                                 with_one_worker(1, 16, 0.3e-3, 5.4e-3), with_one_worker(2, 64, 0.3e-3, 20.2e-3)));
+  EXPECT_NEAR(d.costs.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_EQ(d.costs.step_with_workers_s_per_byte, 0.0);
+  // Shorter with a worker at both sizes: 0, with the note.
+  d = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3), with_one_worker(1, 16, 0.3e-3, 4.9e-3),
+                    with_one_worker(2, 64, 0.3e-3, 19.9e-3)));
+  EXPECT_EQ(d.costs.step_with_workers_s_per_batch, 0.0);
+  EXPECT_EQ(d.costs.step_with_workers_s_per_byte, 0.0);
   EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
                           [](const auto& n) { return n.find("shorter than without") != std::string::npos; }));
 }
@@ -429,17 +477,23 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   for (int b = 0; b < 6; ++b) csv += fmt::format("0,{},16,0.00096,0.0012,50304,0,,1,{}\n", b, b == 0 ? "0.0001" : "");
   for (int b = 0; b < 8; ++b) csv += fmt::format("0,{},16,{},0.0015,50304,1,2,1,{}\n", b, b < 2 ? 0.05 : 0.0003, b == 0 ? "0.02" : "");
   write_text(dir / "t.csv", csv);
+  // At 64 samples the step is 0.9 ms longer with the worker: 0.1 ms + 3.98 ns per byte with 16's 0.3 ms.
+  std::string csv64 = kWorkerTraceHeader;
+  for (int b = 0; b < 6; ++b) csv64 += fmt::format("0,{},64,0.00384,0.0048,201216,0,,1,\n", b);
+  for (int b = 0; b < 8; ++b) csv64 += fmt::format("0,{},64,{},0.0057,201216,1,2,1,\n", b, b < 2 ? 0.05 : 0.0003);
+  write_text(dir / "t64.csv", csv64);
   write_text(dir / "s.csv", "epoch,batch,batch_size,fetch_s,compute_s,threads,busy_cores\n0,0,16,0,0.0024,1,1\n");
   write_text(dir / "l.csv", "epoch,batch,batch_size,fetch_s,compute_s,threads,busy_cores,fetch_cpu_s\n"
                             "0,0,16,0.008,0,1,0,0.007\n1,0,16,0.009,0,1,1,0.0084\n");
   ImportOptions o;
-  o.trace_csvs = {dir / "t.csv", dir / "s.csv", dir / "l.csv"};
+  o.trace_csvs = {dir / "t.csv", dir / "t64.csv", dir / "s.csv", dir / "l.csv"};
   o.command = "edgetwin-calibrate import --trace t.csv --trace s.csv";
   const ProfileDocument doc = import_profile(o, cpu_workload());
   write_text(dir / "p.toml", render_profile(doc));
   const CostSpec c = load_profile(dir / "p.toml").costs;
   EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
-  EXPECT_NEAR(c.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_NEAR(c.step_with_workers_s_per_batch, 0.1e-3, 1e-12);
+  EXPECT_NEAR(c.step_with_workers_s_per_byte, 0.6e-3 / (201216 - 50304), 1e-16);
   EXPECT_NEAR(c.worker_startup_cpu_s, 0.02 + 0.05 - 0.00096, 1e-12);
   EXPECT_EQ(c.compute_threads, 1);
   ASSERT_EQ(c.cpu_step_scaling.size(), 1u);

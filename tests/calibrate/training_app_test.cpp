@@ -179,6 +179,27 @@ TEST(CalibrateProfile, StepShareIsTheStepsCpuOverItsWallPastThePrefetch) {
   EXPECT_TRUE(build_profile(sample_data()).profile.costs.step_share.empty());
 }
 
+// The run pinned to one CPU (cores 1) is a point of its own, beside the every-core one at the
+// same batch size: 2 ms of CPU over 2.5 ms there, 0.8.
+TEST(CalibrateProfile, StepShareOnOneCpuIsAPointOfItsOwn) {
+  CalibrationData d = sample_data();
+  for (std::int64_t i = 0; i < 5; ++i) d.share_batches.push_back(share_batch(i, 16, 4e-3, 2e-3));
+  for (std::int64_t i = 0; i < 5; ++i) {
+    BatchRecord b = share_batch(i, 16, 2.5e-3, 2e-3);
+    b.cores = 1;
+    d.share_batches.push_back(b);
+  }
+  const ProfileDocument doc = build_profile(d);
+  const auto& points = doc.profile.costs.step_share;
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].cores, 0);  // every core: the profile's measured cores
+  EXPECT_DOUBLE_EQ(points[0].share, 0.5);
+  EXPECT_EQ(points[1].cores, 1);
+  EXPECT_DOUBLE_EQ(points[1].share, 0.8);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("at batch size(s) 16 and, pinned to one CPU, 16"), std::string::npos)
+      << doc.profile.costs.provenance.source;
+}
+
 // The page-cache step's cold and warm passes, per sample, over a dataset whose mean file is
 // 80,000 bytes, read from virtio-disk.
 using PassField = std::vector<double> CacheComparison::*;
@@ -363,6 +384,11 @@ TEST(CalibratePlan, ComputeCurveAlwaysHasTheWorkloadsBatchSize) {
 TEST(CalibratePlan, StepShareAtTheWorkloadsBatchSizeAndFourTimesIt) {
   EXPECT_EQ(make_plan(false, 16).share_batch_sizes, (std::vector<int>{16, 64}));
   EXPECT_EQ(make_plan(true, 24).share_batch_sizes, (std::vector<int>{24}));
+  EXPECT_TRUE(make_plan(false, 16).share_on_one_cpu);
+  EXPECT_NE(describe_plan(make_plan(false, 16)).find("batch sizes [16, 64] with a worker per core, then batch 16 with "
+                                                     "them pinned to one CPU"),
+            std::string::npos)
+      << describe_plan(make_plan(false, 16));
   EXPECT_NE(describe_plan(make_plan(false, 16)).find("batch sizes [16, 64] with a worker per core"), std::string::npos)
       << describe_plan(make_plan(false, 16));
 }

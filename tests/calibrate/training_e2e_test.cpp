@@ -275,14 +275,19 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
       << text;
   EXPECT_NE(r.output.find("[calibrate] step vs busy cores"), std::string::npos) << "its own progress step";
   // More than one core and one intra-op thread: the step's share of a core beside a worker per
-  // core, at the workload's batch size (a share of a core: above 0, at most 1).
+  // core, at the workload's batch size, on every core and then pinned to one CPU (a share of a
+  // core: above 0, at most 1).
   if (::sysconf(_SC_NPROCESSORS_ONLN) > 1) {
     std::smatch share;
     ASSERT_TRUE(std::regex_search(text, share,
-                                  std::regex(R"(step_share = \[\{ workers = [0-9]+, batch_size = 16, share = ([0-9.e-]+) \}\])")))
+                                  std::regex(R"(step_share = \[\{ workers = ([0-9]+), batch_size = 16, share = ([0-9.e-]+) \}, )"
+                                             R"(\{ workers = ([0-9]+), batch_size = 16, share = ([0-9.e-]+), cores = 1 \}\])")))
         << text;
-    EXPECT_GT(std::stod(share[1]), 0.0);
-    EXPECT_LE(std::stod(share[1]), 1.0);
+    EXPECT_EQ(share[1], share[3]) << "the same workers on one CPU";
+    for (const int i : {2, 4}) {
+      EXPECT_GT(std::stod(share[i]), 0.0);
+      EXPECT_LE(std::stod(share[i]), 1.0);
+    }
     EXPECT_NE(r.output.find("[calibrate] step's share of a core"), std::string::npos) << "its own progress step";
   }
   // The placement probe: one worker and two at least, on any host.

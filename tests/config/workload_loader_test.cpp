@@ -181,10 +181,12 @@ TEST_F(WorkloadLoader, StepScalingAndPerByteHandoffAreRead) {
   const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
                             "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nreceive_cpu_s_per_byte = 2e-9\n"
                             "send_cpu_s_per_batch = 0.8e-3\nstep_with_workers_s_per_batch = 0.5e-3\n"
+                            "step_with_workers_s_per_byte = 3e-9\n"
                             "cpu_step_scaling = [{ threads = 2, busy_cores = 1, batch_size = 16, factor = 6.5 }]");
   EXPECT_EQ(w.costs.receive_cpu_s_per_byte, 2e-9);
   EXPECT_EQ(w.costs.send_cpu_s_per_batch, 0.8e-3);
   EXPECT_EQ(w.costs.step_with_workers_s_per_batch, 0.5e-3);
+  EXPECT_EQ(w.costs.step_with_workers_s_per_byte, 3e-9);
   ASSERT_EQ(w.costs.cpu_step_scaling.size(), 1u);
   EXPECT_EQ(w.costs.cpu_step_scaling[0].threads, 2);
   EXPECT_EQ(w.costs.cpu_step_scaling[0].busy_cores, 1);

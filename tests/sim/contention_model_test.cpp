@@ -158,6 +158,18 @@ TEST(Handoff, TheStepWithWorkerProcessesIsLongerAndCountsAsCompute) {
   EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // without workers, the step as measured
 }
 
+TEST(Handoff, TheStepsLengtheningWithWorkerProcessesGrowsWithTheBatchsBytes) {
+  auto w = one_thread_step();
+  w.costs.step_with_workers_s_per_batch = 0.1e-3;
+  w.costs.step_with_workers_s_per_byte = 1e-8;  // x 16 samples x 4000 bytes = 0.64 ms
+  const auto r = simulate(cpu_device(2), w, run_with(1, 2, 16, 1));
+  expect_clean(r);
+  // The worker (0.96 ms) stays ahead of the 2.74 ms step, all of it compute.
+  EXPECT_NEAR(r.epochs.at(0).e2e_s, 16 * 60e-6 + 50 * 2.74e-3, 1e-9);
+  EXPECT_NEAR(r.epochs.at(0).compute_s, 50 * 2.74e-3, 1e-9);
+  EXPECT_NEAR(e2e(w, 0), 50 * (16 * 60e-6 + 2e-3), 1e-9);  // without workers, the step as measured
+}
+
 TEST(BackgroundCpu, AWorkerProcesssBatchTakesItsBackgroundCpuFromTheCores) {
   auto w = one_thread_step();
   w.costs.background_cpu_s_per_batch = 0.2e-3;

@@ -215,7 +215,7 @@ TEST(PytorchRunner, InterpreterThatCannotRunIsAnOptionError) {
   EXPECT_NE(no_script.find("gone.py: the training script is missing"), std::string::npos) << no_script;
 }
 
-TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTheGridsOthers) {
+TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTheGridsOthersWithAndWithoutAWorker) {
   PytorchCalibrationPlan plan;
   plan.base = jpeg_spec();
   plan.base.cpus = {0};
@@ -225,10 +225,10 @@ TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTh
   plan.dir = "/out/calibration";
   plan.handoff_batches = 100;
   const std::vector<PytorchRun> runs = calibration_runs(plan, 2);
-  ASSERT_EQ(runs.size(), 4u);  // 16 once sequentially: the whole epoch covers it
+  ASSERT_EQ(runs.size(), 6u);  // 16 once sequentially: the whole epoch covers it
   EXPECT_EQ(runs[0].spec.loader.batch_size, 16);
-  // The epoch, up to the profile's 1000 repetitions less 2 x 20 compute steps and 100 hand-offs.
-  EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 860);
+  // The epoch, up to the profile's 1000 repetitions less 2 x 20 compute steps and 3 x 100 hand-offs.
+  EXPECT_EQ(runs[0].spec.max_batches_per_epoch, 660);
   EXPECT_EQ(runs[0].step_scaling_csv, std::filesystem::path("/out/calibration/round-3-scaling.csv"));
   EXPECT_EQ(runs[0].loader_scaling_csv, std::filesystem::path("/out/calibration/round-3-loader-scaling.csv"));
   EXPECT_EQ(runs[1].spec.loader.batch_size, 32);
@@ -238,9 +238,12 @@ TEST(PytorchCalibration, OneSequentialEpochAtTheWorkloadsBatchAndShortTracesAtTh
     EXPECT_TRUE(runs[i + 1].step_scaling_csv.empty());
     EXPECT_TRUE(runs[i + 1].loader_scaling_csv.empty());
   }
-  EXPECT_EQ(runs[3].spec.loader.workers, 1);  // the hand-off and a worker's start-up
-  EXPECT_EQ(runs[3].spec.loader.batch_size, 16);
-  EXPECT_EQ(runs[3].spec.max_batches_per_epoch, 100);
+  for (std::size_t i = 3; i < 6; ++i) {  // the hand-off, the step beside a worker, a worker's start-up
+    EXPECT_EQ(runs[i].spec.loader.workers, 1);
+    EXPECT_EQ(runs[i].spec.loader.batch_size, std::vector<int>({16, 32, 64})[i - 3]);
+    EXPECT_EQ(runs[i].spec.max_batches_per_epoch, 100);
+  }
+  EXPECT_EQ(runs[5].trace_csv, std::filesystem::path("/out/calibration/round-3-w1-b64.csv"));
   for (const auto& r : runs) {
     EXPECT_EQ(r.spec.epochs, 1);
     EXPECT_TRUE(r.spec.cpus.empty());
