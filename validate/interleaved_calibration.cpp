@@ -17,6 +17,7 @@
 #include "calibrate/app/profile_builder.hpp"
 #include "calibrate/app/progress_line.hpp"
 #include "calibrate/hardware/hardware_error.hpp"
+#include "calibrate/import/contention_derivation.hpp"
 #include "calibrate/training/training_runner.hpp"
 #include "sim/config/profile_loader.hpp"
 
@@ -151,14 +152,17 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   c.worker_startup_cpu_s = pooled_value("worker_startup_s", of_rounds(rounds, &CostSpec::worker_startup_cpu_s), "s", m);
   // Derived by calibrate/import from the PyTorch runner's one-worker traces and step-scaling
   // measurements; 0 or none (not measured, nothing to pool) in edgetwin-calibrate's rounds.
-  pool_if_measured(c.receive_cpu_s_per_batch, "receive_s_per_batch", rounds, &CostSpec::receive_cpu_s_per_batch, "s/batch", m);
-  pool_if_measured(c.receive_cpu_s_per_byte, "receive_s_per_byte", rounds, &CostSpec::receive_cpu_s_per_byte, "s/byte", m);
-  pool_if_measured(c.send_cpu_s_per_batch, "send_s_per_batch", rounds, &CostSpec::send_cpu_s_per_batch, "s/batch", m);
-  pool_if_measured(c.step_with_workers_s_per_batch, "step_with_workers_s_per_batch", rounds,
+  pool_if_measured(c.receive_cpu_s_per_batch, calibrate::kReceivePerBatchRecord, rounds, &CostSpec::receive_cpu_s_per_batch,
+                   "s/batch", m);
+  pool_if_measured(c.receive_cpu_s_per_byte, calibrate::kReceivePerByteRecord, rounds, &CostSpec::receive_cpu_s_per_byte,
+                   "s/byte", m);
+  pool_if_measured(c.send_cpu_s_per_batch, calibrate::kSendPerBatchRecord, rounds, &CostSpec::send_cpu_s_per_batch,
+                   "s/batch", m);
+  pool_if_measured(c.step_with_workers_s_per_batch, calibrate::kStepWithWorkersPerBatchRecord, rounds,
                    &CostSpec::step_with_workers_s_per_batch, "s/batch", m);
-  pool_if_measured(c.step_with_workers_s_per_byte, "step_with_workers_s_per_byte", rounds,
+  pool_if_measured(c.step_with_workers_s_per_byte, calibrate::kStepWithWorkersPerByteRecord, rounds,
                    &CostSpec::step_with_workers_s_per_byte, "s/byte", m);
-  pool_if_measured(c.background_cpu_s_per_batch, "background_cpu_s_per_batch", rounds,
+  pool_if_measured(c.background_cpu_s_per_batch, calibrate::kBackgroundCpuRecord, rounds,
                    &CostSpec::background_cpu_s_per_batch, "s/batch", m);
   // Measured by the reclaim probe (calibrate/hardware/reclaim_probe.hpp) in sessions with a balloon.
   pool_if_measured(c.reclaim_cpu_s_per_byte, "reclaim_s_per_byte", rounds, &CostSpec::reclaim_cpu_s_per_byte, "s/byte", m);

@@ -16,6 +16,15 @@ namespace {
 
 double median_of(const std::vector<double>& values, const char* name) { return summarize(name, values, "s").median; }
 
+// Sets a derived term and records it under the name the interleaved calibration pools it by
+// (validate/interleaved_calibration.cpp), so that a round that derived 0 counts as a 0 there.
+void set_term(DerivedCosts& out, double CostSpec::*field, double value, const char* field_name, const char* record,
+              const char* unit, const std::string& source) {
+  out.costs.*field = loadable_value(value, field_name, unit, source, out);
+  out.derived.push_back(field_name);
+  out.measurements.push_back(summarize(record, {out.costs.*field}, unit));
+}
+
 // One batch size's handoff: the trainer's wait in steady state less what the worker being
 // behind explains.
 struct HandoffPoint {
@@ -114,15 +123,15 @@ void derive_receive(const std::vector<HandoffPoint>& points, const std::string& 
   if (points.empty()) return;
   if (fits_a_line(points)) {
     const auto [constant, per_byte] = fit_line(points, "handoff", out);
-    out.costs.receive_cpu_s_per_batch = loadable_value(constant, "receive_cpu_s_per_batch", "s/batch", source, out);
-    out.costs.receive_cpu_s_per_byte = loadable_value(per_byte, "receive_cpu_s_per_byte", "s/byte", source, out);
-    out.derived.insert(out.derived.end(), {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte"});
+    set_term(out, &CostSpec::receive_cpu_s_per_batch, constant, "receive_cpu_s_per_batch", kReceivePerBatchRecord,
+             "s/batch", source);
+    set_term(out, &CostSpec::receive_cpu_s_per_byte, per_byte, "receive_cpu_s_per_byte", kReceivePerByteRecord,
+             "s/byte", source);
     return;
   }
-  out.costs.receive_cpu_s_per_batch =
-      loadable_value(median_of(seconds_of(points), "handoff"), "receive_cpu_s_per_batch", "s/batch", source, out);
+  set_term(out, &CostSpec::receive_cpu_s_per_batch, median_of(seconds_of(points), "handoff"), "receive_cpu_s_per_batch",
+           kReceivePerBatchRecord, "s/batch", source);
   out.costs.receive_cpu_s_per_byte = 0;
-  out.derived.push_back("receive_cpu_s_per_batch");
 }
 
 // The worker's side, where the worker was behind: a batch then came every L + h, so h is what
@@ -133,13 +142,12 @@ void derive_receive(const std::vector<HandoffPoint>& points, const std::string& 
 void derive_send(const std::vector<HandoffPoint>& points, bool receive_measured, const std::string& source,
                  DerivedCosts& out) {
   if (points.empty()) return;
-  out.costs.send_cpu_s_per_batch =
-      loadable_value(median_of(seconds_of(points), "send"), "send_cpu_s_per_batch", "s/batch", source, out);
-  out.derived.push_back("send_cpu_s_per_batch");
+  set_term(out, &CostSpec::send_cpu_s_per_batch, median_of(seconds_of(points), "send"), "send_cpu_s_per_batch",
+           kSendPerBatchRecord, "s/batch", source);
   if (receive_measured) return;
-  out.costs.receive_cpu_s_per_batch = 0;
+  set_term(out, &CostSpec::receive_cpu_s_per_batch, 0, "receive_cpu_s_per_batch", kReceivePerBatchRecord, "s/batch",
+           source);
   out.costs.receive_cpu_s_per_byte = 0;
-  out.derived.push_back("receive_cpu_s_per_batch");
   out.notes.push_back("the worker was behind the trainer in every run with workers: the handoff is charged to the "
                       "worker (send_cpu_s_per_batch) and the trainer's receive, hidden in its wait, is taken as 0");
 }
@@ -242,14 +250,12 @@ void derive_step_with_workers(const std::vector<BatchRecord>& reference, const s
     for (const auto& p : points) extra.push_back(p.seconds);
     constant = median_of(extra, "step_with_workers");
   }
-  out.costs.step_with_workers_s_per_batch = loadable_value(
-      at_least_zero(constant, "step_with_workers_s_per_batch", out), "step_with_workers_s_per_batch", "s/batch", source, out);
+  set_term(out, &CostSpec::step_with_workers_s_per_batch, at_least_zero(constant, "step_with_workers_s_per_batch", out),
+           "step_with_workers_s_per_batch", kStepWithWorkersPerBatchRecord, "s/batch", source);
   out.costs.step_with_workers_s_per_byte = 0;
-  out.derived.push_back("step_with_workers_s_per_batch");
   if (!line) return;
-  out.costs.step_with_workers_s_per_byte = loadable_value(
-      at_least_zero(per_byte, "step_with_workers_s_per_byte", out), "step_with_workers_s_per_byte", "s/byte", source, out);
-  out.derived.push_back("step_with_workers_s_per_byte");
+  set_term(out, &CostSpec::step_with_workers_s_per_byte, at_least_zero(per_byte, "step_with_workers_s_per_byte", out),
+           "step_with_workers_s_per_byte", kStepWithWorkersPerByteRecord, "s/byte", source);
 }
 
 void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out) {
@@ -360,8 +366,8 @@ void derive_background_cpu(const std::vector<BatchRecord>& reference, const std:
                                     "say; background_cpu_s_per_batch set to 0", -seconds));
     seconds = 0;
   }
-  out.costs.background_cpu_s_per_batch = loadable_value(seconds, "background_cpu_s_per_batch", "s/batch", source, out);
-  out.derived.push_back("background_cpu_s_per_batch");
+  set_term(out, &CostSpec::background_cpu_s_per_batch, seconds, "background_cpu_s_per_batch", kBackgroundCpuRecord,
+           "s/batch", source);
 }
 
 // Means, not medians: beside busy cores a step of a few milliseconds either runs through its

@@ -56,6 +56,16 @@
 
 namespace edgetwin::calibrate {
 
+// The names under which the handoff's terms are recorded in the profile's measurements (one
+// value each, as derived): the interleaved calibration pools each over the rounds that
+// recorded it, a derived 0 included (validate/interleaved_calibration.cpp).
+inline constexpr char kReceivePerBatchRecord[] = "receive_s_per_batch";
+inline constexpr char kReceivePerByteRecord[] = "receive_s_per_byte";
+inline constexpr char kSendPerBatchRecord[] = "send_s_per_batch";
+inline constexpr char kStepWithWorkersPerBatchRecord[] = "step_with_workers_s_per_batch";
+inline constexpr char kStepWithWorkersPerByteRecord[] = "step_with_workers_s_per_byte";
+inline constexpr char kBackgroundCpuRecord[] = "background_cpu_s_per_batch";
+
 // The threads of the first row that has them; nullopt when the logs do not say.
 std::optional<int> reference_threads(const std::vector<BatchRecord>& batches);
 

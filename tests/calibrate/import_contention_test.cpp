@@ -195,6 +195,11 @@ TEST(ImportContention, TwoBatchSizesFitTheStepsLengtheningAsAConstantAndAPerByte
   EXPECT_NEAR(d.costs.step_with_workers_s_per_batch, 0.1e-3, 1e-12);
   EXPECT_NEAR(d.costs.step_with_workers_s_per_byte, 4e-9, 1e-16);
   EXPECT_TRUE(has(d.derived, "step_with_workers_s_per_byte"));
+  // Recorded as derived, for the interleaved calibration's pooling.
+  const auto record = std::find_if(d.measurements.begin(), d.measurements.end(),
+                                   [](const auto& m) { return m.name == kStepWithWorkersPerByteRecord; });
+  ASSERT_NE(record, d.measurements.end());
+  EXPECT_NEAR(record->median, 4e-9, 1e-16);
   // Proportional to the bytes (no constant): the constant's negative fit is dropped, with a note.
   auto p = [](int size) { return 4e-9 * size * 3144.0 - (size == 16 ? 0.05e-3 : 0.0); };
   const DerivedCosts q = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3),
@@ -214,6 +219,10 @@ TEST(ImportContention, AStepLengtheningThatFallsWithTheBatchIsTheMeanAndNeverNeg
                                  with_one_worker(1, 16, 0.3e-3, 5.4e-3), with_one_worker(2, 64, 0.3e-3, 20.2e-3)));
   EXPECT_NEAR(d.costs.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
   EXPECT_EQ(d.costs.step_with_workers_s_per_byte, 0.0);
+  // A derived 0, recorded as such: a round that found no per-byte term counts in the pooling.
+  EXPECT_TRUE(std::any_of(d.measurements.begin(), d.measurements.end(), [](const auto& m) {
+    return m.name == kStepWithWorkersPerByteRecord && m.median == 0.0;
+  }));
   // Shorter with a worker at both sizes: 0, with the note.
   d = derive(pooled(sequential(16, 10e-6, 5e-3), sequential(64, 10e-6, 20e-3), with_one_worker(1, 16, 0.3e-3, 4.9e-3),
                     with_one_worker(2, 64, 0.3e-3, 19.9e-3)));

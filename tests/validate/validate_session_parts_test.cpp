@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "calibrate/import/contention_derivation.hpp"
 #include "sim/config/config_error.hpp"
 #include "validate/interleaved_calibration.hpp"
 #include "validate/prediction.hpp"
@@ -361,6 +362,21 @@ TEST(PoolProfiles, ARoundThatMeasuredNothingStaysOutOfTheMedianAndAMeasuredZeroS
                                    [](const auto& r) { return r.name == "reclaim_s_per_byte"; });
   ASSERT_NE(record, doc.measurements.end());
   EXPECT_EQ(record->repetitions, 3);
+}
+
+// The import records the handoff's terms as it derives them (calibrate/import/
+// contention_derivation.hpp), a 0 included: rounds that fitted no per-byte lengthening pull the
+// median to 0 rather than leaving the one round that did alone.
+TEST(PoolProfiles, ADerivedZeroPerByteTermCountsInTheMedian) {
+  std::vector<ProfileSpec> rounds(3, round_profile(2e-6, {16}, {1e-3}));
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    rounds[i].costs.step_with_workers_s_per_byte = i == 1 ? 2e-9 : 0.0;
+    rounds[i].measurements[calibrate::kStepWithWorkersPerByteRecord] = MeasurementSpec{};
+  }
+  EXPECT_EQ(pool_profiles(rounds, "x", {}).profile.costs.step_with_workers_s_per_byte, 0.0);
+  rounds[0].measurements.erase(calibrate::kStepWithWorkersPerByteRecord);  // not derived there
+  rounds[2].costs.step_with_workers_s_per_byte = 4e-9;
+  EXPECT_NEAR(pool_profiles(rounds, "x", {}).profile.costs.step_with_workers_s_per_byte, 3e-9, 1e-18);
 }
 
 // Calibration at 4 ms a step of 16 and 20 us + 200 us + 0 us of loading a sample; the probes
