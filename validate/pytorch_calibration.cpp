@@ -125,7 +125,8 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
   options.command = fmt::format("{} (round {})", plan.command, round + 1);
   calibrate::ProfileDocument doc = calibrate::import_profile(options, plan.workload);
   const calibrate::CalibrationPlan full = calibrate::make_plan(false, plan.workload.loader.batch_size);
-  calibrate::measure_process_placement(doc.profile.costs, plan.workload.loader.batch_size, full.placement_run_s,
+  calibrate::measure_process_placement(doc.profile.costs, plan.workload.loader.batch_size,
+                                       plan.workload.dataset.input_bytes_per_sample, full.placement_run_s,
                                        full.placement_repeats);
   return doc;
 }

@@ -6,11 +6,14 @@
 
 namespace edgetwin::calibrate {
 
-void measure_process_placement(CostSpec& costs, int batch_size, double run_s, int repeats) {
+void measure_process_placement(CostSpec& costs, int batch_size, double input_bytes_per_sample, double run_s,
+                               int repeats) {
   const double batch = batch_size;
+  const double bytes = input_bytes_per_sample * batch;
   const double load_s = (costs.fetch_cpu_s_per_sample + costs.preprocess_cpu_s_per_sample +
                          costs.collate_cpu_s_per_sample) * batch + costs.send_cpu_s_per_batch;
-  const double step_s = costs.compute.at(batch) + costs.receive_cpu_s_per_batch + costs.step_with_workers_s_per_batch;
+  const double step_s = costs.compute.at(batch) + costs.receive_cpu_s_per_batch + costs.receive_cpu_s_per_byte * bytes +
+                        costs.step_with_workers_s_per_batch + costs.step_with_workers_s_per_byte * bytes;
   const int cores = online_core_count();
   costs.placement_idle = placement_idle_points(
       measure_placement_idle(cores, load_s, step_s, run_s, repeats, WorkerKind::processes));

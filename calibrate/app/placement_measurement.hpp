@@ -13,6 +13,9 @@
 
 namespace edgetwin::calibrate {
 
-void measure_process_placement(CostSpec& costs, int batch_size, double run_s, int repeats);
+// input_bytes_per_sample prices the terms that grow with the batch's bytes (the receive's and
+// the step's lengthening).
+void measure_process_placement(CostSpec& costs, int batch_size, double input_bytes_per_sample, double run_s,
+                               int repeats);
 
 }  // namespace edgetwin::calibrate
