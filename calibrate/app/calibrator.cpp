@@ -420,7 +420,7 @@ bool Calibrator::measures_step_share() const {
 // Every core at each of the plan's share batch sizes; then, where the plan asks, the same workers
 // pinned to one CPU at the workload's batch size: the grids' one-core points run there, and on
 // one core the trainer's step kept most of the CPU while the worker threads waited
-// (docs/validation.md, *The LibTorch runner's one-core point*).
+// (docs/validation.md, *One-worker traces at every batch size, and the fresh sessions*).
 std::vector<Calibrator::ShareRun> Calibrator::share_runs() const {
   const CalibrationPlan& p = setup_.plan;
   std::vector<ShareRun> runs;
