@@ -111,27 +111,40 @@ bool fits_a_line(const std::vector<Point>& points) {
   return std::any_of(points.begin(), points.end(), [&](const auto& p) { return p.bytes != points.front().bytes; });
 }
 
-std::vector<double> seconds_of(const std::vector<HandoffPoint>& points) {
+template <typename Point>
+std::vector<double> seconds_of(const std::vector<Point>& points) {
   std::vector<double> seconds;
   for (const auto& p : points) seconds.push_back(p.seconds);
   return seconds;
+}
+
+// A per-batch term: a line in the batch's bytes where the points allow one (fit_line), else
+// their median as a constant; `line` says which.
+struct PerBatchTerm {
+  double constant = 0;
+  double per_byte = 0;
+  bool line = false;
+};
+
+template <typename Point>
+PerBatchTerm per_batch_term(const std::vector<Point>& points, const char* what, DerivedCosts& out) {
+  if (!fits_a_line(points)) return {median_of(seconds_of(points), what), 0.0, false};
+  const auto [constant, per_byte] = fit_line(points, what, out);
+  return {constant, per_byte, true};
 }
 
 // The trainer's side, from its receive points: the wait where the worker was ahead, its CPU
 // time inside next() where the worker was behind (derive_handoff).
 void derive_receive(const std::vector<HandoffPoint>& points, const std::string& source, DerivedCosts& out) {
   if (points.empty()) return;
-  if (fits_a_line(points)) {
-    const auto [constant, per_byte] = fit_line(points, "handoff", out);
-    set_term(out, &CostSpec::receive_cpu_s_per_batch, constant, "receive_cpu_s_per_batch", kReceivePerBatchRecord,
-             "s/batch", source);
-    set_term(out, &CostSpec::receive_cpu_s_per_byte, per_byte, "receive_cpu_s_per_byte", kReceivePerByteRecord,
-             "s/byte", source);
-    return;
-  }
-  set_term(out, &CostSpec::receive_cpu_s_per_batch, median_of(seconds_of(points), "handoff"), "receive_cpu_s_per_batch",
-           kReceivePerBatchRecord, "s/batch", source);
+  const PerBatchTerm r = per_batch_term(points, "handoff", out);
+  set_term(out, &CostSpec::receive_cpu_s_per_batch, r.constant, "receive_cpu_s_per_batch", kReceivePerBatchRecord,
+           "s/batch", source);
   out.costs.receive_cpu_s_per_byte = 0;
+  if (r.line) {
+    set_term(out, &CostSpec::receive_cpu_s_per_byte, r.per_byte, "receive_cpu_s_per_byte", kReceivePerByteRecord,
+             "s/byte", source);
+  }
 }
 
 // The worker's side, where the worker was behind: a batch then came every L + h, so h is what
@@ -241,21 +254,14 @@ double at_least_zero(double seconds, const char* field, DerivedCosts& out) {
 void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out) {
   const std::vector<StepExtraPoint> points = step_extra_points(reference);
   if (points.empty()) return;
-  const bool line = fits_a_line(points);
-  double constant = 0, per_byte = 0;
-  if (line) {
-    std::tie(constant, per_byte) = fit_line(points, "the step's lengthening with a worker process", out);
-  } else {
-    std::vector<double> extra;
-    for (const auto& p : points) extra.push_back(p.seconds);
-    constant = median_of(extra, "step_with_workers");
-  }
-  set_term(out, &CostSpec::step_with_workers_s_per_batch, at_least_zero(constant, "step_with_workers_s_per_batch", out),
+  const PerBatchTerm e = per_batch_term(points, "the step's lengthening with a worker process", out);
+  set_term(out, &CostSpec::step_with_workers_s_per_batch, at_least_zero(e.constant, "step_with_workers_s_per_batch", out),
            "step_with_workers_s_per_batch", kStepWithWorkersPerBatchRecord, "s/batch", source);
   out.costs.step_with_workers_s_per_byte = 0;
-  if (!line) return;
-  set_term(out, &CostSpec::step_with_workers_s_per_byte, at_least_zero(per_byte, "step_with_workers_s_per_byte", out),
-           "step_with_workers_s_per_byte", kStepWithWorkersPerByteRecord, "s/byte", source);
+  if (e.line) {
+    set_term(out, &CostSpec::step_with_workers_s_per_byte, at_least_zero(e.per_byte, "step_with_workers_s_per_byte", out),
+             "step_with_workers_s_per_byte", kStepWithWorkersPerByteRecord, "s/byte", source);
+  }
 }
 
 void derive_step_share(const std::vector<BatchRecord>& rows, const std::string& source, DerivedCosts& out) {
