@@ -46,10 +46,12 @@ double chance_of_slow_probes(int probes, int slow, double rate) {
   // Summed from the top in log space: the terms past the mean shrink fast, and C(n, i) p^i
   // overflows nothing there.
   const double n = probes;
+  const double log_n_factorial = std::lgamma(n + 1);
+  const double log_slow = std::log(rate);
+  const double log_fast = std::log1p(-rate);
   double chance = 0;
   for (int i = probes; i >= slow; --i) {
-    chance += std::exp(std::lgamma(n + 1) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + i * std::log(rate) +
-                       (n - i) * std::log1p(-rate));
+    chance += std::exp(log_n_factorial - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + i * log_slow + (n - i) * log_fast);
   }
   return std::min(chance, 1.0);
 }
