@@ -225,21 +225,30 @@ bool InterleavedCalibration::done(int round) const {
   }
 }
 
+// Each record keeps its passes' spread; the profile's term is the median over the passes.
 void add_reclaim(calibrate::ProfileDocument& profile, const calibrate::ReclaimMeasurement& m) {
   CostSpec& c = profile.profile.costs;
   c.reclaim_cpu_s_per_byte = calibrate::reclaim_cpu_s_per_byte(m);
-  const double pressured_bytes = static_cast<double>(m.pressured.bytes);  // > 0: measure_reclaim saw misses
-  const double missed_fraction = static_cast<double>(m.pressured.missed_bytes) / pressured_bytes;
+  const double missed_fraction = calibrate::pressured_missed_fraction(m);
+  double kswapd_s = 0, cpu_s = 0;
+  for (const auto& pass : m.pressured) {
+    kswapd_s += pass.kswapd_cpu_s;
+    cpu_s += pass.cpu_s;
+  }
+  std::vector<double> reclaim_by_pass = calibrate::reclaim_cpu_s_per_byte_by_pass(m);
+  if (reclaim_by_pass.empty()) reclaim_by_pass = {0.0};  // no pass missed: nothing to reclaim
   auto& records = profile.measurements;
-  records.push_back(calibrate::summarize("reclaim_s_per_byte", {c.reclaim_cpu_s_per_byte}, "s/byte"));
+  records.push_back(calibrate::summarize("reclaim_s_per_byte", reclaim_by_pass, "s/byte"));
   records.push_back(calibrate::summarize("read_miss_s_per_byte", {calibrate::miss_cpu_s_per_byte(m)}, "s/byte"));
   records.push_back(calibrate::summarize("read_hit_s_per_byte", {calibrate::hit_cpu_s_per_byte(m)}, "s/byte"));
-  records.push_back(calibrate::summarize("read_under_pressure_s_per_byte", {m.pressured.cpu_s / pressured_bytes}, "s/byte"));
+  records.push_back(calibrate::summarize("read_under_pressure_s_per_byte", {calibrate::pressured_cpu_s_per_byte(m)}, "s/byte"));
   records.push_back(calibrate::summarize("read_under_pressure_missed_fraction", {missed_fraction}, "fraction"));
   c.provenance.source += fmt::format(
       "; reclaim_cpu_s_per_byte: the reclaim probe (calibrate/hardware/reclaim_probe.hpp) under a balloon of {} bytes "
-      "leaving {} free, {:.0f} % of {} bytes missed, kswapd {:.2f} s of {:.2f} s CPU",
-      m.balloon_bytes, m.room_bytes, 100.0 * missed_fraction, m.pressured.bytes, m.pressured.kswapd_cpu_s, m.pressured.cpu_s);
+      "leaving {} free, the median of {} {} of {} bytes, {:.0f} % missed, kswapd {:.2f} s of {:.2f} s CPU in all",
+      m.balloon_bytes, m.room_bytes, m.pressured.size(), m.pressured.size() == 1 ? "pass" : "passes",
+      m.pressured.empty() ? 0 : m.pressured.front().bytes,
+      100.0 * missed_fraction, kswapd_s, cpu_s);
 }
 
 void InterleavedCalibration::run(int round) {

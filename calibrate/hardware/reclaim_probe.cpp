@@ -80,50 +80,94 @@ void under_balloon(const ReclaimProbeSpec& spec, std::mt19937_64& rng, ReclaimMe
   m.balloon_bytes = balloon.bytes();
   evict_files(spec.files);
   read_pass(spec.files, rng);  // fills the page cache up to the room
-  m.pressured = read_pass(spec.files, rng);
+  for (int i = 0; i < spec.repeats; ++i) m.pressured.push_back(read_pass(spec.files, rng));
   if (balloon.deflated_bytes() > 0)
     throw HardwareError(fmt::format("reclaim probe: the balloon gave {} bytes back to other users of the machine "
                                     "during it, so the page cache was not under the pressure planned",
                                     balloon.deflated_bytes()));
 }
 
+std::size_t passes_that_missed(const std::vector<ReadPass>& passes) {
+  return static_cast<std::size_t>(
+      std::count_if(passes.begin(), passes.end(), [](const ReadPass& p) { return p.missed_bytes > 0; }));
+}
+
+// The middle value, the mean of the middle two for an even count; 0 for none.
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+template <typename PerPass>
+double median_over(const std::vector<ReadPass>& passes, PerPass per_pass) {
+  std::vector<double> values;
+  for (const ReadPass& p : passes)
+    if (p.bytes > 0) values.push_back(per_pass(p));
+  return median_of(std::move(values));
+}
+
+double hits_of(const ReadPass& p) { return static_cast<double>(p.bytes - std::min(p.bytes, p.missed_bytes)); }
+
 }  // namespace
 
 ReclaimMeasurement measure_reclaim(const ReclaimProbeSpec& spec) {
   if (spec.files.empty()) throw HardwareError("reclaim probe: no files to read");
+  if (spec.repeats < 1) throw HardwareError(fmt::format("reclaim probe: {} passes of each kind; 1 or more", spec.repeats));
   std::mt19937_64 rng(spec.seed);
   ReclaimMeasurement m;
   m.room_bytes = spec.room_bytes;
-  evict_files(spec.files);
-  m.cold = read_pass(spec.files, rng);
-  m.warm = read_pass(spec.files, rng);
+  for (int i = 0; i < spec.repeats; ++i) {
+    evict_files(spec.files);
+    m.cold.push_back(read_pass(spec.files, rng));
+    m.warm.push_back(read_pass(spec.files, rng));
+  }
   under_balloon(spec, rng, m);
   evict_files(spec.files);  // leave the cache as a cold run expects it, not half full
-  if (m.pressured.missed_bytes == 0 || m.cold.missed_bytes == 0)
-    throw HardwareError(fmt::format("reclaim probe: {} of {} bytes missed with RAM to spare and {} of {} under the "
-                                    "balloon; a measurement needs misses in both",
-                                    m.cold.missed_bytes, m.cold.bytes, m.pressured.missed_bytes, m.pressured.bytes));
+  const std::size_t cold_missed = passes_that_missed(m.cold), pressured_missed = passes_that_missed(m.pressured);
+  if (cold_missed < m.cold.size() || pressured_missed < m.pressured.size())
+    throw HardwareError(fmt::format("reclaim probe: {} of {} passes with RAM to spare and {} of {} under the balloon "
+                                    "missed; a measurement needs misses in every one",
+                                    cold_missed, m.cold.size(), pressured_missed, m.pressured.size()));
   return m;
 }
 
-double miss_cpu_s_per_byte(const ReclaimMeasurement& m) {
-  const double hits = static_cast<double>(m.cold.bytes - m.cold.missed_bytes);
-  const double cpu_of_misses = m.cold.cpu_s - hits * hit_cpu_s_per_byte(m);
-  return m.cold.missed_bytes > 0 ? std::max(0.0, cpu_of_misses) / static_cast<double>(m.cold.missed_bytes) : 0.0;
-}
-
-// The warm pass's misses (a page evicted by someone else between the passes) are charged at
+// The warm passes' misses (a page evicted by someone else between the passes) are charged at
 // the warm rate too: they are too few to separate.
 double hit_cpu_s_per_byte(const ReclaimMeasurement& m) {
-  return m.warm.bytes > 0 ? m.warm.cpu_s / static_cast<double>(m.warm.bytes) : 0.0;
+  return median_over(m.warm, [](const ReadPass& p) { return p.cpu_s / static_cast<double>(p.bytes); });
 }
 
-double reclaim_cpu_s_per_byte(const ReclaimMeasurement& m) {
-  const double missed = static_cast<double>(m.pressured.missed_bytes);
-  if (missed <= 0) return 0.0;
-  const double hits = static_cast<double>(m.pressured.bytes - m.pressured.missed_bytes);
-  const double expected = hits * hit_cpu_s_per_byte(m) + missed * miss_cpu_s_per_byte(m);
-  return std::max(0.0, m.pressured.cpu_s - expected) / missed;
+double miss_cpu_s_per_byte(const ReclaimMeasurement& m) {
+  const double hit = hit_cpu_s_per_byte(m);
+  return median_over(m.cold, [hit](const ReadPass& p) {
+    const double cpu_of_misses = p.cpu_s - hits_of(p) * hit;
+    return p.missed_bytes > 0 ? std::max(0.0, cpu_of_misses) / static_cast<double>(p.missed_bytes) : 0.0;
+  });
+}
+
+std::vector<double> reclaim_cpu_s_per_byte_by_pass(const ReclaimMeasurement& m) {
+  const double hit = hit_cpu_s_per_byte(m), miss = miss_cpu_s_per_byte(m);
+  std::vector<double> reclaim;
+  for (const ReadPass& p : m.pressured) {
+    if (p.missed_bytes == 0) continue;
+    const double missed = static_cast<double>(p.missed_bytes);
+    reclaim.push_back(std::max(0.0, p.cpu_s - hits_of(p) * hit - missed * miss) / missed);
+  }
+  return reclaim;
+}
+
+// Clamping each pass at 0 leaves the median what clamping the median would give.
+double reclaim_cpu_s_per_byte(const ReclaimMeasurement& m) { return median_of(reclaim_cpu_s_per_byte_by_pass(m)); }
+
+double pressured_cpu_s_per_byte(const ReclaimMeasurement& m) {
+  return median_over(m.pressured, [](const ReadPass& p) { return p.cpu_s / static_cast<double>(p.bytes); });
+}
+
+double pressured_missed_fraction(const ReclaimMeasurement& m) {
+  return median_over(m.pressured,
+                     [](const ReadPass& p) { return static_cast<double>(p.missed_bytes) / static_cast<double>(p.bytes); });
 }
 
 }  // namespace edgetwin::calibrate

@@ -38,27 +38,55 @@ TEST(PageCache, FileJustReadIsResidentAndEvictionEmptiesIt) {
 // reclaim of 600 bytes.
 TEST(ReclaimProbe, TheReclaimIsWhatAMissUnderPressureCostsBeyondOneWithRamToSpare) {
   ReclaimMeasurement m;
-  m.cold = {2.0, 0, 1, 1000, 1000};
-  m.warm = {0.5, 0, 1, 1000, 0};
-  m.pressured = {3.0, 0.4, 1, 1000, 600};
+  m.cold = {{2.0, 0, 1, 1000, 1000}};
+  m.warm = {{0.5, 0, 1, 1000, 0}};
+  m.pressured = {{3.0, 0.4, 1, 1000, 600}};
   EXPECT_DOUBLE_EQ(hit_cpu_s_per_byte(m), 0.5e-3);
   EXPECT_DOUBLE_EQ(miss_cpu_s_per_byte(m), 2e-3);
   EXPECT_DOUBLE_EQ(reclaim_cpu_s_per_byte(m), 1.6 / 600);
-  m.cold.missed_bytes = 800;  // 200 bytes stayed resident: their hit cost is not a miss's
+  EXPECT_DOUBLE_EQ(pressured_cpu_s_per_byte(m), 3e-3);
+  EXPECT_DOUBLE_EQ(pressured_missed_fraction(m), 0.6);
+  m.cold[0].missed_bytes = 800;  // 200 bytes stayed resident: their hit cost is not a miss's
   EXPECT_DOUBLE_EQ(miss_cpu_s_per_byte(m), (2.0 - 200 * 0.5e-3) / 800);
-  m.cold.missed_bytes = 1000;
-  m.pressured.cpu_s = 1.0;  // cheaper than the same reads with RAM to spare: no reclaim, not less
+  m.cold[0].missed_bytes = 1000;
+  m.pressured[0].cpu_s = 1.0;  // cheaper than the same reads with RAM to spare: no reclaim, not less
   EXPECT_EQ(reclaim_cpu_s_per_byte(m), 0);
-  m.pressured.missed_bytes = 0;
+  m.pressured[0].missed_bytes = 0;
   EXPECT_EQ(reclaim_cpu_s_per_byte(m), 0);
+  EXPECT_TRUE(reclaim_cpu_s_per_byte_by_pass(m).empty());
 }
 
-TEST(ReclaimProbe, RefusesNoFilesAndARoomThatLeavesNoPressure) {
+// Three passes of each kind, one of each disturbed (a slow second of the host doubles its CPU
+// or more): the medians are the undisturbed rates, and the reclaim is the closed form above.
+// With the single disturbed cold pass instead, the miss would read 5 ms a byte and the reclaim 0.
+TEST(ReclaimProbe, RatesAreMediansOverThePassesSoThatOneDisturbedPassDoesNotMoveThem) {
+  ReclaimMeasurement m;
+  m.cold = {{5.0, 0, 1, 1000, 1000}, {2.0, 0, 1, 1000, 1000}, {2.1, 0, 1, 1000, 1000}};
+  m.warm = {{0.5, 0, 1, 1000, 0}, {1.0, 0, 1, 1000, 0}, {0.45, 0, 1, 1000, 0}};
+  m.pressured = {{3.0, 0.4, 1, 1000, 600}, {6.0, 0.4, 1, 1000, 600}, {2.8, 0.4, 1, 1000, 600}};
+  EXPECT_DOUBLE_EQ(hit_cpu_s_per_byte(m), 0.5e-3);
+  EXPECT_DOUBLE_EQ(miss_cpu_s_per_byte(m), 2.1e-3);
+  const double expected_first = (3.0 - 400 * 0.5e-3 - 600 * 2.1e-3) / 600;
+  const std::vector<double> by_pass = reclaim_cpu_s_per_byte_by_pass(m);
+  ASSERT_EQ(by_pass.size(), 3u);
+  EXPECT_DOUBLE_EQ(by_pass[0], expected_first);
+  EXPECT_DOUBLE_EQ(reclaim_cpu_s_per_byte(m), expected_first);  // the middle of 2.8, 3.0 and 6.0 s
+  ReclaimMeasurement single = m;
+  single.cold = {m.cold[0]};
+  EXPECT_EQ(reclaim_cpu_s_per_byte(single), 0);
+  m.pressured.pop_back();  // an even count: the mean of the middle two
+  EXPECT_DOUBLE_EQ(reclaim_cpu_s_per_byte(m), (by_pass[0] + by_pass[1]) / 2);
+}
+
+TEST(ReclaimProbe, RefusesNoFilesNoPassesAndARoomThatLeavesNoPressure) {
   EXPECT_THROW((void)measure_reclaim({}), HardwareError);
   TempDir dir;
   write_bench_file(dir / "a", 64 << 10);
   ReclaimProbeSpec spec;
   spec.files = {dir / "a"};
+  spec.repeats = 0;
+  EXPECT_THROW((void)measure_reclaim(spec), HardwareError);
+  spec.repeats = 1;
   spec.room_bytes = std::uint64_t{1} << 62;  // more than any MemAvailable
   try {
     (void)measure_reclaim(spec);

@@ -322,9 +322,9 @@ TEST(PoolProfiles, StepShareOnOneCorePoolsApart) {
 // other measured terms: the median of the rounds; rounds without a probe leave it out (0).
 TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
   calibrate::ReclaimMeasurement m;
-  m.cold = {2.0, 0, 1, 1000, 1000};
-  m.warm = {0.5, 0, 1, 1000, 0};
-  m.pressured = {3.0, 0.4, 1, 1000, 600};
+  m.cold = {{2.0, 0, 1, 1000, 1000}};
+  m.warm = {{0.5, 0, 1, 1000, 0}};
+  m.pressured = {{3.0, 0.4, 1, 1000, 600}};
   m.room_bytes = 500;
   m.balloon_bytes = 7000;
   std::vector<ProfileSpec> rounds;
@@ -332,10 +332,10 @@ TEST(PoolProfiles, TheReclaimCostIsTheProbesAndPoolsAsTheMedian) {
     calibrate::ProfileDocument round;
     round.profile = round_profile(2e-6, {16}, {1e-3});
     calibrate::ReclaimMeasurement scaled = m;
-    scaled.pressured.cpu_s = 1.4 + 1.6 * scale;  // 1.4 s is what its hits and misses cost with RAM to spare
+    scaled.pressured[0].cpu_s = 1.4 + 1.6 * scale;  // 1.4 s is what its hits and misses cost with RAM to spare
     add_reclaim(round, scaled);
     EXPECT_NEAR(round.profile.costs.reclaim_cpu_s_per_byte, 1.6 * scale / 600, 1e-15);
-    EXPECT_NE(round.profile.costs.provenance.source.find("under a balloon of 7000 bytes leaving 500 free, 60 % of 1000"),
+    EXPECT_NE(round.profile.costs.provenance.source.find("under a balloon of 7000 bytes leaving 500 free, the median of 1 pass of 1000 bytes, 60 % missed"),
               std::string::npos) << round.profile.costs.provenance.source;
     EXPECT_EQ(round.measurements.back().name, "read_under_pressure_missed_fraction");
     rounds.push_back(round.profile);
