@@ -54,8 +54,10 @@ struct CalibrationPlan {
   int cache_repetitions = 3;
   std::int64_t cache_batches = 40;
 
-  // Preprocess cost against busy cores.
-  int scaling_samples_per_thread = 300;
+  // Preprocess cost against busy cores. 300 samples (three rounds of 100: 40 ms of a JPEG
+  // folder's decoding) read a factor of 0.96-1.21 in the five rounds of one session
+  // (docs/validation.md, *Longer contention probes*), more than the effect measured.
+  int scaling_samples_per_thread = 1500;
 
   // CPU-only devices: the step at the workload's batch size (its first batch repeated) beside
   // 0..cores spinning processes, the slow-down the simulator applies beside busy workers
@@ -80,8 +82,10 @@ struct CalibrationPlan {
   // The kernel's placement with more runnable threads than cores (costs.placement_idle,
   // calibrate/hardware/placement_probe.hpp): the synthetic pipeline at the workload's loading
   // and step times with 1, 2, cores, cores + 1 and 2 x cores worker threads, each run this
-  // long, the counts interleaved over the repeats.
-  double placement_run_s = 0.5;
+  // long (at least 50 batches), the counts interleaved over the repeats. 0.5 s runs gave two
+  // workers 0.06-0.36 ms of idle core a batch over one session's rounds, the batch's 2-9 %
+  // (docs/validation.md, *Longer contention probes*).
+  double placement_run_s = 2;
   int placement_repeats = 3;
 
   // Host benchmarks.

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "calibrate/import/contention_derivation.hpp"
+#include "calibrate/training/preprocess_scaling.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -110,9 +111,9 @@ std::string step_share_source(const std::vector<StepSharePoint>& points) {
 std::string loader_scaling_source(const CalibrationData& d) {
   if (d.preprocess_s_per_sample_by_cores.size() < 2) return "";
   return fmt::format("; loader_scaling: fetch, decode and transform on 1..{} threads at once, each pinned to its own "
-                     "core, in 3 rounds interleaving the thread counts, the mean CPU time per sample over that of "
+                     "core, in {} rounds interleaving the thread counts, the mean CPU time per sample over that of "
                      "one thread alone",
-                     d.preprocess_s_per_sample_by_cores.rbegin()->first);
+                     d.preprocess_s_per_sample_by_cores.rbegin()->first, kPreprocessScalingRounds);
 }
 
 // What a miss costs the reading thread beyond a hit: the page-cache step's cold pass over its

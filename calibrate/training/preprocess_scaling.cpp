@@ -13,10 +13,6 @@ namespace edgetwin::calibrate {
 
 namespace {
 
-// The machine's speed drifts over minutes (docs/validation.md); interleaving the settings keeps
-// a slow phase from landing on one k alone.
-constexpr int kInterleavedRounds = 3;
-
 double preprocess_one_thread(const Dataset& dataset, const SampleTransform& transform, int thread, int samples,
                              std::uint64_t seed, std::barrier<>& start_line, bool& arrived) {
   use_one_compute_thread_here();
@@ -68,14 +64,14 @@ std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& da
   const auto transform = make_transform(dataset.format(), crop_size);
   const std::vector<int> allowed = allowed_cpus();
   const int cores = std::min<int>(max_cores, static_cast<int>(allowed.size()));
-  const int samples_per_round = std::max(1, samples_per_thread / kInterleavedRounds);
+  const int samples_per_round = std::max(1, samples_per_thread / kPreprocessScalingRounds);
   // One untimed pass on every core first: it brings the threads' files into the page cache and
   // first-call costs out of k = 1, which without it measured 1.7x the per-sample time of k = 2
   // on the dev VM and hid any contention between busy cores.
   (void)run_with_cores(dataset, *transform, std::vector<int>(allowed.begin(), allowed.begin() + cores),
                        samples_per_round, seed);
   std::vector<PreprocessScalingPoint> points(static_cast<std::size_t>(cores));
-  for (int round = 0; round < kInterleavedRounds; ++round) {
+  for (int round = 0; round < kPreprocessScalingRounds; ++round) {
     for (int k = 1; k <= cores; ++k) {
       const std::vector<int> cpus(allowed.begin(), allowed.begin() + k);
       const auto measured = run_with_cores(dataset, *transform, cpus, samples_per_round, seed);

@@ -5,7 +5,8 @@
 //
 // Contract: torch-free interface. For k = 1 .. max_cores (capped at the CPUs this thread may
 // use), each thread runs fetch + decode + transform on `samples_per_thread` samples of its
-// own, split over three rounds that interleave the k's, and reports its CPU seconds per sample
+// own, split over kPreprocessScalingRounds rounds that interleave the k's, and reports its CPU
+// seconds per sample
 // (thread CPU time: another process preempting the thread is not the neighbours' contention);
 // threads start together behind a barrier and the calling thread's CPU mask is restored
 // afterwards.
@@ -17,6 +18,10 @@
 #include "calibrate/datasets/dataset.hpp"
 
 namespace edgetwin::calibrate {
+
+// The machine's speed drifts over minutes (docs/validation.md); interleaving the settings keeps
+// a slow phase from landing on one k alone.
+inline constexpr int kPreprocessScalingRounds = 5;
 
 struct PreprocessScalingPoint {
   int busy_cores = 0;

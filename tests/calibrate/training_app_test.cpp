@@ -113,6 +113,7 @@ TEST(CalibrateProfile, LoaderScalingIsTheMeanPreprocessBesideBusyCoresOverOneThr
   EXPECT_NEAR(points[1].factor, 1.5, 1e-12);
   EXPECT_NE(doc.profile.costs.provenance.source.find("loader_scaling: fetch, decode and transform on 1..3 threads"),
             std::string::npos);
+  EXPECT_NE(doc.profile.costs.provenance.source.find("in 5 rounds interleaving the thread counts"), std::string::npos);
   d.preprocess_s_per_sample_by_cores = {{1, {60e-6}}};  // one core: nothing beside it
   EXPECT_TRUE(build_profile(d).profile.costs.loader_scaling.empty());
 }
