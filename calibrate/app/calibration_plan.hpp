@@ -55,8 +55,8 @@ struct CalibrationPlan {
   std::int64_t cache_batches = 40;
 
   // Preprocess cost against busy cores. 300 samples (three rounds of 100: 40 ms of a JPEG
-  // folder's decoding) read a factor of 0.96-1.21 in the five rounds of one session
-  // (docs/validation.md, *Longer contention probes*), more than the effect measured.
+  // folder's decoding) read a factor of 0.96-1.21 in the five rounds of one session; 1,500
+  // cost about 1 s more a round (docs/validation.md, *Longer contention probes*).
   int scaling_samples_per_thread = 1500;
 
   // CPU-only devices: the step at the workload's batch size (its first batch repeated) beside

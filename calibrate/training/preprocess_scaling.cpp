@@ -59,6 +59,21 @@ std::vector<double> run_with_cores(const Dataset& dataset, const SampleTransform
 
 }  // namespace
 
+// The hypervisor slows one vCPU at a time for minutes (docs/validation.md, *The host's slow
+// periods*). Timed on the first k CPUs only, one thread alone ran on CPU 0 and two on CPUs 0
+// and 1, so a slow CPU 1 read as contention and a slow CPU 0 as the opposite (the factor
+// 0.88-1.21 over one session's rounds). Rotated, every k covers every CPU alike.
+std::vector<std::vector<int>> cpu_sets_of(const std::vector<int>& allowed, int cores, int k) {
+  const int rotations = k < cores ? cores : 1;
+  std::vector<std::vector<int>> sets;
+  for (int first = 0; first < rotations; ++first) {
+    std::vector<int> cpus;
+    for (int i = 0; i < k; ++i) cpus.push_back(allowed[static_cast<std::size_t>((first + i) % cores)]);
+    sets.push_back(std::move(cpus));
+  }
+  return sets;
+}
+
 std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& dataset, int crop_size, int max_cores,
                                                                int samples_per_thread, std::uint64_t seed) {
   const auto transform = make_transform(dataset.format(), crop_size);
@@ -73,11 +88,12 @@ std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& da
   std::vector<PreprocessScalingPoint> points(static_cast<std::size_t>(cores));
   for (int round = 0; round < kPreprocessScalingRounds; ++round) {
     for (int k = 1; k <= cores; ++k) {
-      const std::vector<int> cpus(allowed.begin(), allowed.begin() + k);
-      const auto measured = run_with_cores(dataset, *transform, cpus, samples_per_round, seed);
       auto& point = points[static_cast<std::size_t>(k - 1)];
       point.busy_cores = k;
-      point.s_per_sample.insert(point.s_per_sample.end(), measured.begin(), measured.end());
+      for (const std::vector<int>& cpus : cpu_sets_of(allowed, cores, k)) {
+        const auto measured = run_with_cores(dataset, *transform, cpus, samples_per_round, seed);
+        point.s_per_sample.insert(point.s_per_sample.end(), measured.begin(), measured.end());
+      }
     }
   }
   return points;

@@ -5,8 +5,8 @@
 //
 // Contract: torch-free interface. For k = 1 .. max_cores (capped at the CPUs this thread may
 // use), each thread runs fetch + decode + transform on `samples_per_thread` samples of its
-// own, split over kPreprocessScalingRounds rounds that interleave the k's, and reports its CPU
-// seconds per sample
+// own, split over kPreprocessScalingRounds rounds that interleave the k's, on each CPU set of
+// cpu_sets_of() in turn, and reports its CPU seconds per sample
 // (thread CPU time: another process preempting the thread is not the neighbours' contention);
 // threads start together behind a barrier and the calling thread's CPU mask is restored
 // afterwards.
@@ -25,8 +25,13 @@ inline constexpr int kPreprocessScalingRounds = 5;
 
 struct PreprocessScalingPoint {
   int busy_cores = 0;
-  std::vector<double> s_per_sample;  // one per thread and round
+  std::vector<double> s_per_sample;  // one per thread, CPU set and round
 };
+
+// The CPU sets k threads are timed on: k consecutive CPUs of the first `cores` of `allowed`,
+// starting at each of them in turn (wrapping around), so that every CPU takes part in every k
+// alike; one set when k = cores.
+std::vector<std::vector<int>> cpu_sets_of(const std::vector<int>& allowed, int cores, int k);
 
 std::vector<PreprocessScalingPoint> measure_preprocess_scaling(const Dataset& dataset, int crop_size, int max_cores,
                                                                int samples_per_thread, std::uint64_t seed);

@@ -14,6 +14,7 @@
 #include "calibrate/app/profile_builder.hpp"
 #include "calibrate/app/progress_line.hpp"
 #include "calibrate/app/workload_target.hpp"
+#include "calibrate/training/preprocess_scaling.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/device_loader.hpp"
 #include "sim/config/profile_loader.hpp"
@@ -116,6 +117,17 @@ TEST(CalibrateProfile, LoaderScalingIsTheMeanPreprocessBesideBusyCoresOverOneThr
   EXPECT_NE(doc.profile.costs.provenance.source.find("in 5 rounds interleaving the thread counts"), std::string::npos);
   d.preprocess_s_per_sample_by_cores = {{1, {60e-6}}};  // one core: nothing beside it
   EXPECT_TRUE(build_profile(d).profile.costs.loader_scaling.empty());
+}
+
+// The loader-scaling probe's CPU sets: one thread alone on each CPU in turn, so that a CPU the
+// host slows down weighs on one thread alone as on the threads at once.
+TEST(CalibrateProfile, LoaderScalingTimesEveryThreadCountOnEveryCpu) {
+  using Sets = std::vector<std::vector<int>>;
+  EXPECT_EQ(cpu_sets_of({0, 1}, 2, 1), (Sets{{0}, {1}}));
+  EXPECT_EQ(cpu_sets_of({0, 1}, 2, 2), (Sets{{0, 1}}));
+  EXPECT_EQ(cpu_sets_of({3, 5, 7, 9}, 3, 2), (Sets{{3, 5}, {5, 7}, {7, 3}}));  // the first 3 allowed, wrapping
+  EXPECT_EQ(cpu_sets_of({3, 5, 7, 9}, 3, 3), (Sets{{3, 5, 7}}));
+  EXPECT_EQ(cpu_sets_of({4}, 1, 1), (Sets{{4}}));
 }
 
 // The placement probe's runs per worker count: each count's median, and what ran in the source.
