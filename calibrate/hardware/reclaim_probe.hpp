@@ -15,14 +15,15 @@
 //      that fills the page cache (not counted);
 //   4. pressured: again under the balloon, the cache full: what misses now also reclaims
 //      (`repeats` passes; each leaves the cache as full as it found it).
-// The rates are medians over the passes of a kind: one pass's CPU swings by half when the
-// host does something else for a second (docs/validation.md, *The reclaim probe's repeats*),
-// and the reclaim is a difference of two such rates. reclaim_cpu_s_per_byte() is the median
-// over the pressured passes of a pass's CPU less what its hits and misses cost at the median
-// warm and cold rates, per missed byte, at least 0. The balloon (calibrate/hardware/memory_balloon.hpp) gives memory
-// back to other users when the machine runs short; a probe during which it did is refused
-// (HardwareError), as is a room that leaves no pressure (room >= MemAvailable) or files that
-// did not miss in pass 4.
+// The rates are medians over the passes of a kind: one cold pass's CPU swung 2x between the
+// rounds of one session while the pressured ones stayed within 10 % (docs/validation.md,
+// *The reclaim probe's repeats*), and the reclaim is a difference of such rates.
+// reclaim_cpu_s_per_byte() is the median over the pressured passes of a pass's CPU less what
+// its hits and misses cost at the median warm and cold rates, per missed byte, at least 0.
+// The balloon (calibrate/hardware/memory_balloon.hpp) gives memory back to other users when
+// the machine runs short; a probe during which it did is refused (HardwareError), as are
+// `repeats` below 1, a room that leaves no pressure (room >= MemAvailable) and a cold or
+// pressured pass without a miss.
 #pragma once
 
 #include <cstdint>
