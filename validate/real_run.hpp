@@ -28,10 +28,15 @@ namespace edgetwin::validate {
 
 struct MeasuredEpoch {
   double e2e_s = 0;
-  double stall_s = 0;
+  double stall_s = 0;  // the waits for a batch as the runner timed them (PyTorch: inside next())
   double compute_s = 0;
   std::optional<double> hit_ratio;  // file datasets: mincore probes before each sampled read
   std::int64_t hit_probes = 0;
+  // The study's fetch time (docs/sources.md): from the end of each step (the iterator's creation
+  // before the first) to the next batch in hand. It is the model's stall (e2e = stall + compute
+  // exactly) and what predictions are scored on; it adds to the waits the trainer's time between
+  // a step's end and its next wait (releasing the batch, the loop's own work).
+  double outside_steps_s() const { return e2e_s - compute_s; }
 };
 
 struct MeasuredRun {

@@ -43,6 +43,7 @@ json point_json(const ComparisonPoint& p) {
           {"measured",
            {{"e2e_s", summary_json(p.e2e_s)},
             {"stall_s", summary_json(p.stall_s)},
+            {"wait_s", summary_json(p.wait_s)},
             {"compute_s", summary_json(p.compute_s)},
             {"cache_hit_ratio", p.hit_ratio ? summary_json(*p.hit_ratio) : json(nullptr)}}},
           {"predicted",

@@ -102,7 +102,8 @@ ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
   p.runs_left_out = static_cast<int>(c.runs.size() - runs.size());
   const std::vector<double> e2e = epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; });
   p.e2e_s = summarize(e2e);
-  p.stall_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.stall_s; }));
+  p.stall_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.outside_steps_s(); }));
+  p.wait_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.stall_s; }));
   p.compute_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.compute_s; }));
   p.hit_ratio = hit_ratio_summary(runs, epoch);
   p.repeats = p.e2e_s.n;

@@ -9,6 +9,9 @@
 //                      sqrt(2/pi) x that; noise_floor_pct averages sqrt(2/pi) x noise_pct over
 //                      the points: the MAPE a perfect model would score against this noise.
 //   e2e_ape_pct        |predicted - measured| / measured x 100; MAPE is its mean over points
+//   measured stall     E2E - compute: the study's fetch time, from each step's end to the next
+//                      batch in hand (real_run.hpp, MeasuredEpoch::outside_steps_s); the runner's
+//                      own waits are wait_s
 //   stall_error_pct_of_e2e  |predicted stall - measured stall| / measured E2E x 100
 //   compute_ape_pct    |predicted compute - measured compute| / measured compute x 100
 //   hit_error_points   |predicted hit ratio - measured hit ratio| x 100 (file datasets)
@@ -44,7 +47,8 @@ struct ComparisonPoint {
   int runs_left_out = 0;  // disturbed runs (balloon not held) left out because undisturbed ones exist
   // Measured medians and spread.
   Summary e2e_s;
-  Summary stall_s;
+  Summary stall_s;  // E2E - compute (the definitions above)
+  Summary wait_s;   // the runner's waits for a batch, a part of the stall
   Summary compute_s;
   std::optional<Summary> hit_ratio;
   double spread_pct = 0;

@@ -49,6 +49,7 @@ TEST(ValidationReport, JsonHasEveryPointWithMeasuredPredictedAndErrors) {
       EXPECT_TRUE(p.at("measured").contains(key)) << key;
       EXPECT_TRUE(p.at("predicted").contains(key)) << key;
     }
+    EXPECT_TRUE(p.at("measured").contains("wait_s"));  // the runner's waits, beside the stall scored
     EXPECT_TRUE(p.at("errors").contains("e2e_ape_pct"));
     EXPECT_TRUE(p.contains("spread_pct"));
   }

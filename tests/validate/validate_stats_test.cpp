@@ -49,6 +49,25 @@ TEST(ValidationStats, SummaryGivesMedianRangeAndMad) {
   EXPECT_EQ(s.n, 5);
 }
 
+// The stall scored is the study's fetch time, E2E - compute (docs/sources.md), not the runner's
+// waits alone: a PyTorch run spends time between a step's end and its next wait (0.5 ms a batch
+// with two workers on the JPEG folder), which the model counts as stall.
+TEST(ValidationStats, TheMeasuredStallIsTheTimeOutsideTheStepsAndTheWaitsAreKeptBeside) {
+  ConfigMeasurements m;
+  m.config = config("a", 2);
+  for (const double gap : {0.4, 0.5, 0.6}) {
+    MeasuredRun run;
+    run.epochs.push_back(MeasuredEpoch{12.0, 5.0, 12.0 - 5.0 - gap, std::nullopt, 0});
+    m.runs.push_back(run);
+  }
+  m.prediction.epochs = {PredictedEpoch{12.0, 5.5, 6.5, 1.0}};
+  const ComparisonPoint p = compare({m}).at(0);
+  EXPECT_DOUBLE_EQ(p.stall_s.median, 5.5);  // 12 - 6.5 of the median run
+  EXPECT_NEAR(p.stall_s.min, 5.4, 1e-12);
+  EXPECT_DOUBLE_EQ(p.wait_s.median, 5.0);
+  EXPECT_NEAR(p.stall_error_pct_of_e2e, 0.0, 1e-12);  // against the waits alone it would be 0.5 / 12
+}
+
 TEST(ValidationStats, ErrorsAreAgainstTheMedianOfTheRepeats) {
   // Measured E2E 9, 10, 12 s (median 10), stall 2 s; predicted 11 s with 3 s stall and 8 s compute.
   const auto m = measurements(config("a", 2), {9, 10, 12}, 2.0, PredictedEpoch{11.0, 3.0, 8.0, 0.9}, 0.6);
