@@ -109,8 +109,28 @@ std::vector<StepSharePoint> pooled_step_share(const std::vector<ProfileSpec>& ro
   return points;
 }
 
-// Each measured key of a list of points (the loader's busy cores, the placement's workers): the
-// median of its value over the rounds that measured it.
+// Each measured (prefetch factor, workers) idle core a batch of the placement probe: the median
+// over the rounds that measured it, recorded as placement_idle_s_w<workers> (at the default
+// prefetch factor, as before there were others) or placement_idle_s_w<workers>_pf<factor>.
+std::vector<PlacementIdlePoint> pooled_placement_idle(const std::vector<ProfileSpec>& rounds,
+                                                      std::vector<Measurement>& records) {
+  std::map<std::pair<int, int>, std::vector<double>> by_setting;
+  for (const auto& r : rounds) {
+    for (const PlacementIdlePoint& p : r.costs.placement_idle)
+      by_setting[{p.prefetch_factor, p.workers}].push_back(p.idle_core_s_per_batch);
+  }
+  std::vector<PlacementIdlePoint> points;
+  for (const auto& [setting, values] : by_setting) {
+    const auto [prefetch, workers] = setting;
+    const std::string at = prefetch == kPlacementProbePrefetch ? "" : fmt::format("_pf{}", prefetch);
+    const std::string name = fmt::format("placement_idle_s_w{}{}", workers, at);
+    points.push_back({workers, pooled_value(name, values, "s/batch", records), prefetch});
+  }
+  return points;
+}
+
+// Each measured key of a list of points (the loader's busy cores): the median of its value over
+// the rounds that measured it.
 template <class Point>
 std::vector<Point> pooled_points(const std::vector<ProfileSpec>& rounds, std::vector<Point> CostSpec::*list,
                                  int Point::*key, double Point::*value, const std::string& name, const char* unit,
@@ -177,8 +197,7 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
   c.cpu_step_scaling = pooled_step_scaling(rounds, m);
   c.loader_scaling = pooled_points(rounds, &CostSpec::loader_scaling, &LoaderScalingPoint::busy_cores,
                                    &LoaderScalingPoint::factor, "loader_scaling_busy", "x", m);
-  c.placement_idle = pooled_points(rounds, &CostSpec::placement_idle, &PlacementIdlePoint::workers,
-                                   &PlacementIdlePoint::idle_core_s_per_batch, "placement_idle_s_w", "s/batch", m);
+  c.placement_idle = pooled_placement_idle(rounds, m);
   c.step_share = pooled_step_share(rounds, m);
   c.provenance = Provenance{
       "measured", fmt::format("median over {} calibrations ({}) interleaved with the validation rounds on {}, {}; "

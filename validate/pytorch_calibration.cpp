@@ -124,10 +124,10 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
   options.derivation.device = plan.device_name;
   options.command = fmt::format("{} (round {})", plan.command, round + 1);
   calibrate::ProfileDocument doc = calibrate::import_profile(options, plan.workload);
-  const calibrate::CalibrationPlan full = calibrate::make_plan(false, plan.workload.loader.batch_size);
+  calibrate::CalibrationPlan full = calibrate::make_plan(false, plan.workload.loader.batch_size);
+  if (!plan.prefetch_factors.empty()) full.placement_prefetch_factors = plan.prefetch_factors;
   calibrate::measure_process_placement(doc.profile.costs, plan.workload.loader.batch_size,
-                                       plan.workload.dataset.input_bytes_per_sample, full.placement_run_s,
-                                       full.placement_repeats);
+                                       plan.workload.dataset.input_bytes_per_sample, full);
   return doc;
 }
 

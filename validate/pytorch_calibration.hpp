@@ -43,6 +43,7 @@ struct PytorchCalibrationPlan {
   calibrate::RunSpec base;            // the session's model, dataset, samples, seed, threads, crop
   WorkloadSpec workload;              // its loader batch size; the costs the traces cannot tell
   std::vector<int> other_batch_sizes;  // compute-curve points besides the workload's
+  std::vector<int> prefetch_factors;   // the placement probe's (the grid's with workers); empty: the plan's
   std::int64_t compute_batches = 20;
   std::int64_t handoff_batches = 100;
   std::string device_name;            // the profile's device (the one the session predicts)

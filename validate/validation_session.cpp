@@ -205,6 +205,19 @@ std::vector<int> grid_batch_sizes(const GridSpec& grid) {
   return sizes;
 }
 
+// The prefetch factors of the grid's configurations with workers, for the placement probe
+// (costs.placement_idle); PyTorch's default where none has workers.
+std::vector<int> grid_prefetch_factors(const GridSpec& grid) {
+  std::vector<int> factors;
+  for (const GridConfig& c : grid.configs) {
+    if (c.loader.workers > 0 && std::find(factors.begin(), factors.end(), c.loader.prefetch_factor) == factors.end())
+      factors.push_back(c.loader.prefetch_factor);
+  }
+  std::sort(factors.begin(), factors.end());
+  if (factors.empty()) factors.push_back(kPlacementProbePrefetch);
+  return factors;
+}
+
 // The PyTorch runner calibrates with its own traces (validate/pytorch_calibration.hpp).
 std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOptions& o, const SessionInputs& in) {
   PytorchCalibrationPlan plan;
@@ -212,6 +225,7 @@ std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOption
   plan.base = in.base_spec;
   plan.workload = in.target.workload;
   plan.other_batch_sizes = grid_batch_sizes(in.grid);
+  plan.prefetch_factors = grid_prefetch_factors(in.grid);
   const PreparedRun prepared = prepare_run(in.request);
   plan.device_name = prepared.device.name;
   plan.storage_name = storage_of(prepared.run, prepared.device);
@@ -233,6 +247,7 @@ std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOp
   setup.dataset_dir = in.dataset_dir;
   setup.command = "edgetwin-validate --calibrate-each-round";
   setup.plan = calibrate::make_plan(false, in.calibration.batch_size);
+  setup.plan.placement_prefetch_factors = grid_prefetch_factors(in.grid);
   setup.intra_op_threads = o.intra_op_threads;
   setup.seed = in.grid.seed;
   setup.crop_size = in.base_spec.crop_size;

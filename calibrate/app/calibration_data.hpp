@@ -17,6 +17,7 @@
 #include "sim/config/specs.hpp"
 #include "calibrate/hardware/host_facts.hpp"
 #include "calibrate/hardware/microbenchmarks.hpp"
+#include "calibrate/hardware/placement_probe.hpp"
 #include "calibrate/import/batch_record.hpp"
 #include "calibrate/profile/measurement.hpp"
 
@@ -80,8 +81,9 @@ struct CalibrationData {
   // CPU-only, one intra-op thread: every batch of the runs with a worker per core
   // (Calibrator::measure_step_share), as the importer's records, for its step_share rule.
   std::vector<BatchRecord> share_batches;
-  // Core-seconds the synthetic pipeline at the workload's times left idle per batch, by its worker threads.
-  std::map<int, std::vector<double>> placement_idle_s_by_workers;
+  // Core-seconds the synthetic pipeline at the workload's times left idle per batch, by its
+  // prefetch factor and worker threads.
+  std::map<PlacementSetting, std::vector<double>> placement_idle_s_by_setting;
   double placement_load_s = 0;  // a worker's spin per batch in it
   double placement_step_s = 0;  // the trainer's
   std::optional<BandwidthResult> memory_bandwidth;

@@ -72,6 +72,7 @@ CalibrationPlan make_plan(bool quick, int batch_size) {
   p.share_budget_s = 0.5;
   p.placement_run_s = 0.2;
   p.placement_repeats = 1;
+  p.placement_prefetch_factors = {2};
   p.memory_bench_bytes = 32ull << 20;
   p.memory_repetitions = 3;
   p.storage_bench_bytes = 16ull << 20;
@@ -105,8 +106,8 @@ std::string describe_plan(const CalibrationPlan& p) {
                      p.share_on_one_cpu ? fmt::format("then batch {} with them pinned to one CPU, ", p.batch_size) : "",
                      p.share_min_steps, p.share_steps, p.share_budget_s);
   out += fmt::format("  cores left idle: a synthetic pipeline at the workload's loading and step times, 1, 2, cores, "
-                     "cores + 1 and 2 x cores worker threads, {} x {} s each\n",
-                     p.placement_repeats, p.placement_run_s);
+                     "cores + 1 and 2 x cores worker threads at prefetch factor {}, {} x {} s each\n",
+                     fmt::join(p.placement_prefetch_factors, " and "), p.placement_repeats, p.placement_run_s);
   for (const auto& point : p.clock_points) {
     out += fmt::format("  clock sweep point {}: one sequential run\n", point.label());
   }

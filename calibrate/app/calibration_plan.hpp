@@ -87,6 +87,10 @@ struct CalibrationPlan {
   // (docs/validation.md, *Longer contention probes*).
   double placement_run_s = 2;
   int placement_repeats = 3;
+  // Each count at these prefetch factors, interleaved: PyTorch's default and twice it. At 4, two
+  // worker processes left 0.73 ms of core idle a batch against 1.12 ms at 2 (docs/validation.md,
+  // *The stall the study defines*).
+  std::vector<int> placement_prefetch_factors{2, 4};
 
   // Host benchmarks.
   std::uint64_t memory_bench_bytes = 256ull << 20;

@@ -475,9 +475,9 @@ void Calibrator::measure_placement() {
        median_or_zero(data_.collate_s_per_sample)) * batch;
   const auto steps = data_.compute_s_by_batch_size.find(p.batch_size);
   data_.placement_step_s = steps != data_.compute_s_by_batch_size.end() ? median_or_zero(steps->second) : probed_step_s();
-  data_.placement_idle_s_by_workers =
-      measure_placement_idle(data_.host.online_cores, data_.placement_load_s, data_.placement_step_s,
-                             p.placement_run_s, p.placement_repeats, WorkerKind::threads);
+  data_.placement_idle_s_by_setting =
+      measure_placement_idle(data_.host.online_cores, p.placement_prefetch_factors, data_.placement_load_s,
+                             data_.placement_step_s, p.placement_run_s, p.placement_repeats, WorkerKind::threads);
   progress_.end_step();
 }
 

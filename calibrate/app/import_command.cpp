@@ -66,8 +66,7 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   if (o.measure_placement) {
     const int batch_size = o.batch_size > 0 ? o.batch_size : workload.loader.batch_size;
     const CalibrationPlan full = make_plan(false, batch_size);  // the probe as `run` runs it
-    measure_process_placement(doc.profile.costs, batch_size, workload.dataset.input_bytes_per_sample,
-                              full.placement_run_s, full.placement_repeats);
+    measure_process_placement(doc.profile.costs, batch_size, workload.dataset.input_bytes_per_sample, full);
   }
   const auto file = o.out.empty() ? default_profile_path(".", doc.profile) : o.out;
   check_output_target(file, "--out");

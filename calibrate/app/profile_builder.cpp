@@ -168,18 +168,18 @@ CostSpec derive_costs(const CalibrationData& d, const DerivedCosts& scaling) {
   c.compute = compute_curve(d);
   c.cpu_step_scaling = scaling.costs.cpu_step_scaling;
   c.loader_scaling = scaling.costs.loader_scaling;
-  c.placement_idle = placement_idle_points(d.placement_idle_s_by_workers);
+  c.placement_idle = placement_idle_points(d.placement_idle_s_by_setting);
   c.step_share = scaling.costs.step_share;
   c.miss_cpu_s_per_byte = miss_cpu_s_per_byte(d);
   c.miss_s_per_byte = miss_s_per_byte(d);
   if (c.miss_s_per_byte > 0) c.miss_storage = d.cache->storage_name;
+  const std::size_t placement_runs =
+      d.placement_idle_s_by_setting.empty() ? 0 : d.placement_idle_s_by_setting.begin()->second.size();
   c.provenance = Provenance{"measured", costs_source(d) + step_scaling_source(d) + loader_scaling_source(d) +
                                             step_share_source(c.step_share) +
                                             placement_idle_source(c.placement_idle, "threads", d.placement_load_s,
                                                                   d.placement_step_s, d.host.online_cores,
-                                                                  d.placement_idle_s_by_workers.empty()
-                                                                      ? 0
-                                                                      : d.placement_idle_s_by_workers.begin()->second.size()) +
+                                                                  placement_runs) +
                                             miss_cpu_source(d) + miss_time_source(d)};
   return c;
 }
@@ -245,20 +245,29 @@ std::vector<Measurement> measurements(const CalibrationData& d, const DerivedCos
 
 }  // namespace
 
-std::vector<PlacementIdlePoint> placement_idle_points(const std::map<int, std::vector<double>>& idle_s_by_workers) {
+std::vector<PlacementIdlePoint> placement_idle_points(const std::map<PlacementSetting, std::vector<double>>& idle_s) {
   std::vector<PlacementIdlePoint> points;
-  for (const auto& [workers, idle_s] : idle_s_by_workers) points.push_back({workers, median_or_zero(idle_s)});
+  for (const auto& [setting, runs] : idle_s)
+    points.push_back({setting.workers, median_or_zero(runs), setting.prefetch_factor});
   return points;
 }
 
 std::string placement_idle_source(const std::vector<PlacementIdlePoint>& points, const char* workers_kind,
                                   double load_s, double step_s, int cores, std::size_t runs) {
   if (points.empty()) return "";
-  return fmt::format("; placement_idle: a synthetic pipeline of {}..{} worker {} spinning {:.3g} ms a batch and a "
-                     "trainer spinning {:.3g} ms on {} cores, the cores x steady batch time over the fair one, the "
-                     "median of {} runs",
-                     points.front().workers, points.back().workers, workers_kind, load_s * 1e3, step_s * 1e3, cores,
-                     runs);
+  std::vector<int> prefetch;
+  for (const PlacementIdlePoint& p : points) {
+    if (std::find(prefetch.begin(), prefetch.end(), p.prefetch_factor) == prefetch.end())
+      prefetch.push_back(p.prefetch_factor);
+  }
+  const auto [fewest, most] = std::minmax_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.workers < b.workers;
+  });
+  return fmt::format("; placement_idle: a synthetic pipeline of {}..{} worker {} at prefetch factor {} spinning {:.3g} "
+                     "ms a batch and a trainer spinning {:.3g} ms on {} cores, the cores x steady batch time over the "
+                     "fair one, the median of {} runs",
+                     fewest->workers, most->workers, workers_kind, fmt::join(prefetch, " and "), load_s * 1e3,
+                     step_s * 1e3, cores, runs);
 }
 
 double activation_bytes_per_sample(const FootprintData& footprint) {

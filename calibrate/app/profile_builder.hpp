@@ -39,8 +39,8 @@ namespace edgetwin::calibrate {
 ProfileDocument build_profile(const CalibrationData& data);
 
 // costs.placement_idle from the placement probe's runs (calibrate/hardware/placement_probe.hpp):
-// each worker count's median.
-std::vector<PlacementIdlePoint> placement_idle_points(const std::map<int, std::vector<double>>& idle_s_by_workers);
+// each setting's (prefetch factor, worker count) median.
+std::vector<PlacementIdlePoint> placement_idle_points(const std::map<PlacementSetting, std::vector<double>>& idle_s);
 // What those runs were, for the costs' provenance ("; placement_idle: ..."); "" without points.
 std::string placement_idle_source(const std::vector<PlacementIdlePoint>& points, const char* workers_kind,
                                   double load_s, double step_s, int cores, std::size_t runs);

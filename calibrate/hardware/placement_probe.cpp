@@ -228,13 +228,18 @@ std::vector<int> placement_worker_counts(int cores) {
   return counts;
 }
 
-std::map<int, std::vector<double>> measure_placement_idle(int cores, double load_s, double step_s, double run_s,
-                                                          int repeats, WorkerKind kind) {
-  std::map<int, std::vector<double>> idle_s;
+std::map<PlacementSetting, std::vector<double>> measure_placement_idle(int cores,
+                                                                       const std::vector<int>& prefetch_factors,
+                                                                       double load_s, double step_s, double run_s,
+                                                                       int repeats, WorkerKind kind) {
+  std::map<PlacementSetting, std::vector<double>> idle_s;
   for (int rep = 0; rep < repeats; ++rep) {
-    for (const int workers : placement_worker_counts(cores)) {
-      const PipelineShape shape = workload_shape(workers, cores, load_s, step_s, run_s, kind);
-      idle_s[workers].push_back(idle_core_s_per_batch(shape, cores, run_placement_pipeline(shape)));
+    for (const int prefetch : prefetch_factors) {
+      for (const int workers : placement_worker_counts(cores)) {
+        PipelineShape shape = workload_shape(workers, cores, load_s, step_s, run_s, kind);
+        shape.prefetch_factor = prefetch;
+        idle_s[{prefetch, workers}].push_back(idle_core_s_per_batch(shape, cores, run_placement_pipeline(shape)));
+      }
     }
   }
   return idle_s;

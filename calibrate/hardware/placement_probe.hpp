@@ -55,10 +55,19 @@ double idle_core_s_per_batch(const PipelineShape& shape, int cores, const std::v
 // The worker counts measured on `cores`: 1, 2, cores, cores + 1 and 2 x cores (distinct, ascending).
 std::vector<int> placement_worker_counts(int cores);
 
-// The pipeline at the workload's times for each of placement_worker_counts(cores), `repeats`
-// times with the counts interleaved, each run lasting about run_s: each count's idle core time
-// per batch, one value per run.
-std::map<int, std::vector<double>> measure_placement_idle(int cores, double load_s, double step_s, double run_s,
-                                                          int repeats, WorkerKind kind);
+// One setting of the probe's pipeline.
+struct PlacementSetting {
+  int prefetch_factor = 2;
+  int workers = 1;
+  auto operator<=>(const PlacementSetting&) const = default;
+};
+
+// The pipeline at the workload's times for each of placement_worker_counts(cores) at each of
+// `prefetch_factors`, `repeats` times with the settings interleaved, each run lasting about
+// run_s: each setting's idle core time per batch, one value per run.
+std::map<PlacementSetting, std::vector<double>> measure_placement_idle(int cores,
+                                                                       const std::vector<int>& prefetch_factors,
+                                                                       double load_s, double step_s, double run_s,
+                                                                       int repeats, WorkerKind kind);
 
 }  // namespace edgetwin::calibrate

@@ -102,8 +102,8 @@ std::string measured_terms(const CostSpec& c) {
   if (!c.placement_idle.empty()) {
     std::vector<std::string> points;
     for (const PlacementIdlePoint& p : c.placement_idle)
-      points.push_back(
-          fmt::format("{{ workers = {}, idle_core_s_per_batch = {} }}", p.workers, toml_float(p.idle_core_s_per_batch)));
+      points.push_back(fmt::format("{{ workers = {}, idle_core_s_per_batch = {}, prefetch_factor = {} }}", p.workers,
+                                   toml_float(p.idle_core_s_per_batch), p.prefetch_factor));
     out += key_value("placement_idle", fmt::format("[{}]", fmt::join(points, ", ")));
   }
   if (!c.step_share.empty()) {

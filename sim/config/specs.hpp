@@ -195,15 +195,21 @@ struct LoaderScalingPoint {
   double factor = 1;
 };
 
+// The prefetch factor of a placement_idle point that does not say: the probe's only one until
+// 2026-12-05 (PyTorch's default).
+inline constexpr int kPlacementProbePrefetch = 2;
+
 // Core time a CPU-saturated pipeline with `workers` DataLoader workers leaves idle per batch
 // handed over: the kernel places a woken thread beside its waker, and the other core idles
 // until its next tick pulls work over, where fair sharing would keep every core busy. Measured
 // with all of the device's cores online by a synthetic pipeline of spinning workers and a
 // spinning trainer (calibrate/hardware/placement_probe.hpp); docs/model.md, *Cores the kernel
-// leaves idle*.
+// leaves idle*. Per prefetch factor: a deeper queue keeps the workers busy through more of the
+// trainer's late batches, so fewer wake-ups find a core to leave idle.
 struct PlacementIdlePoint {
   int workers = 0;
   double idle_core_s_per_batch = 0;
+  int prefetch_factor = kPlacementProbePrefetch;
 };
 
 // The share of a core the trainer's single-threaded CPU step gets while DataLoader worker

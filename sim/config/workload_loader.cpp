@@ -236,24 +236,30 @@ void read_loader_scaling(TomlReader& reader, std::vector<LoaderScalingPoint>& po
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.busy_cores < b.busy_cores; });
 }
 
-// [[costs.placement_idle]]: one point per worker count, ascending for the lookup
-// (sim/model/placement_idle.hpp).
+// [[costs.placement_idle]]: one point per (prefetch factor, worker count), ascending in both for
+// the lookup (sim/model/placement_idle.hpp).
 void read_placement_idle(TomlReader& reader, std::vector<PlacementIdlePoint>& points) {
   for (const std::string& table : reader.table_array("costs.placement_idle", Presence::optional)) {
     PlacementIdlePoint p;
     bool ok = reader.read_count(table + ".workers", p.workers, Presence::required, Bound::positive, "worker processes");
     ok &= reader.read_number(table + ".idle_core_s_per_batch", p.idle_core_s_per_batch, Presence::required,
                              Bound::non_negative, "s/batch");
+    ok &= reader.read_count(table + ".prefetch_factor", p.prefetch_factor, Presence::optional, Bound::positive,
+                            "batches per worker");
     if (!ok) continue;
-    const bool repeated =
-        std::any_of(points.begin(), points.end(), [&](const PlacementIdlePoint& q) { return q.workers == p.workers; });
+    const bool repeated = std::any_of(points.begin(), points.end(), [&](const PlacementIdlePoint& q) {
+      return q.workers == p.workers && q.prefetch_factor == p.prefetch_factor;
+    });
     if (repeated) {
-      reader.add_error(table, fmt::format("a second point for {} worker(s); expected one", p.workers));
+      reader.add_error(table, fmt::format("a second point for {} worker(s) at prefetch factor {}; expected one",
+                                          p.workers, p.prefetch_factor));
       continue;
     }
     points.push_back(p);
   }
-  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.workers < b.workers; });
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.prefetch_factor, a.workers) < std::pair(b.prefetch_factor, b.workers);
+  });
 }
 
 // [[costs.step_share]]: one point per (workers, batch size, cores), ascending for the lookup

@@ -415,7 +415,7 @@ void Pipeline::on_loaded(Token& token) {
 // idle.
 void Pipeline::leave_a_core_idle(std::int64_t index, int worker) {
   Batch& batch = batches()[index];
-  const double idle_s = work_.placement_idle_s(loader_.workers);
+  const double idle_s = work_.placement_idle_s(loader_.workers, loader_.prefetch_factor);
   if (batch.left_a_core_idle || idle_s <= 0 || runnable_in_flight_ <= platform_.cpu()->get_core_count()) return;
   batch.left_a_core_idle = true;
   ++placement_in_flight_;
@@ -598,7 +598,8 @@ void Pipeline::on_complete(Token& token) {
     case Stage::placement_idle:
       --placement_in_flight_;
       if (energy_ != nullptr)
-        energy_->discount(work_.placement_idle_s(loader_.workers) * platform_.cpu_core_busy_extra_w());
+        energy_->discount(work_.placement_idle_s(loader_.workers, loader_.prefetch_factor) *
+                          platform_.cpu_core_busy_extra_w());
       break;
   }
   reweigh_step();

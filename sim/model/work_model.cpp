@@ -101,9 +101,9 @@ double WorkModel::cpu_step_cycles_per_thread(const BatchWork& work, std::vector<
   return step_cycles_beside(contention, work.cpu_compute_cycles_per_thread, std::move(worker_cycles_left));
 }
 
-double WorkModel::placement_idle_s(int workers) const {
+double WorkModel::placement_idle_s(int workers, int prefetch_factor) const {
   if (cpu_cores_ != measured_cores_) return 0.0;
-  return edgetwin::placement_idle_s(costs_.placement_idle, workers);
+  return edgetwin::placement_idle_s(costs_.placement_idle, workers, prefetch_factor);
 }
 
 std::optional<double> WorkModel::step_share(const BatchWork& work, int workers) const {

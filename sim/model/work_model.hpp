@@ -100,10 +100,11 @@ class WorkModel {
   // The loader's CPU work (fetch, preprocess, reclaim; not the handoff) beside `busy_cores`
   // other busy cores, as a multiple of the same work with them idle.
   double loader_factor(int busy_cores) const;
-  // Core time a saturated pipeline with `workers` workers leaves idle per batch handed over
-  // (costs.placement_idle, sim/model/placement_idle.hpp): only on the cores it was measured on,
-  // since how the kernel places threads on fewer cores was not (on one core nothing can idle).
-  double placement_idle_s(int workers) const;
+  // Core time a saturated pipeline with `workers` workers at `prefetch_factor` leaves idle per
+  // batch handed over (costs.placement_idle, sim/model/placement_idle.hpp): only on the cores it
+  // was measured on, since how the kernel places threads on fewer cores was not (on one core
+  // nothing can idle).
+  double placement_idle_s(int workers, int prefetch_factor) const;
   // The measured share of a core a single-threaded CPU step gets beside `workers` busy worker
   // processes (costs.step_share, sim/model/step_share.hpp). With it the step is its own CPU
   // work at that share, in place of cpu_step_scaling's slow-down beside spinning processes.

@@ -107,14 +107,18 @@ TEST(ProfileWriter, PlacementIdleRoundTripsWhenMeasured) {
   TempDir dir;
   ProfileDocument doc = sample_document();
   EXPECT_EQ(render_profile(doc).find("placement_idle"), std::string::npos);  // none: left out
-  doc.profile.costs.placement_idle = {{2, 1.0 / 3.0 * 1e-3}, {4, 0.25e-3}};
+  doc.profile.costs.placement_idle = {{2, 1.0 / 3.0 * 1e-3}, {4, 0.25e-3}, {2, 0.125e-3, 4}};
   write_profile(dir / "p.toml", doc);
   const ProfileSpec got = load_profile(dir / "p.toml");
-  ASSERT_EQ(got.costs.placement_idle.size(), 2u);
+  ASSERT_EQ(got.costs.placement_idle.size(), 3u);
   EXPECT_EQ(got.costs.placement_idle[0].workers, 2);
   EXPECT_EQ(got.costs.placement_idle[0].idle_core_s_per_batch, 1.0 / 3.0 * 1e-3);
+  EXPECT_EQ(got.costs.placement_idle[0].prefetch_factor, 2);
   EXPECT_EQ(got.costs.placement_idle[1].workers, 4);
   EXPECT_EQ(got.costs.placement_idle[1].idle_core_s_per_batch, 0.25e-3);
+  EXPECT_EQ(got.costs.placement_idle[2].workers, 2);
+  EXPECT_EQ(got.costs.placement_idle[2].idle_core_s_per_batch, 0.125e-3);
+  EXPECT_EQ(got.costs.placement_idle[2].prefetch_factor, 4);
 }
 
 TEST(ProfileWriter, WithoutFootprintTheTableIsLeftOut) {

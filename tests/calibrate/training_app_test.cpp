@@ -130,23 +130,29 @@ TEST(CalibrateProfile, LoaderScalingTimesEveryThreadCountOnEveryCpu) {
   EXPECT_EQ(cpu_sets_of({4}, 1, 1), (Sets{{4}}));
 }
 
-// The placement probe's runs per worker count: each count's median, and what ran in the source.
-TEST(CalibrateProfile, PlacementIdleIsEachWorkerCountsMedian) {
+// The placement probe's runs per setting: each (prefetch factor, worker count)'s median, and what
+// ran in the source.
+TEST(CalibrateProfile, PlacementIdleIsEachSettingsMedian) {
   CalibrationData d = sample_data();
-  d.placement_idle_s_by_workers = {{1, {0.1e-3, 0.0, 0.05e-3}}, {2, {0.3e-3, 0.5e-3, 0.4e-3}}, {4, {1.4e-3}}};
+  d.placement_idle_s_by_setting = {{{2, 1}, {0.1e-3, 0.0, 0.05e-3}}, {{2, 2}, {0.3e-3, 0.5e-3, 0.4e-3}},
+                                   {{2, 4}, {1.4e-3}}, {{4, 2}, {0.2e-3, 0.3e-3, 0.1e-3}}};
   d.placement_load_s = 3e-3;
   d.placement_step_s = 2.5e-3;
   const ProfileDocument doc = build_profile(d);
   const auto& points = doc.profile.costs.placement_idle;
-  ASSERT_EQ(points.size(), 3u);
+  ASSERT_EQ(points.size(), 4u);
   EXPECT_EQ(points[0].workers, 1);
   EXPECT_DOUBLE_EQ(points[0].idle_core_s_per_batch, 0.05e-3);
   EXPECT_DOUBLE_EQ(points[1].idle_core_s_per_batch, 0.4e-3);
   EXPECT_EQ(points[2].workers, 4);
   EXPECT_DOUBLE_EQ(points[2].idle_core_s_per_batch, 1.4e-3);
+  EXPECT_EQ(points[2].prefetch_factor, 2);
+  EXPECT_EQ(points[3].workers, 2);
+  EXPECT_EQ(points[3].prefetch_factor, 4);
+  EXPECT_DOUBLE_EQ(points[3].idle_core_s_per_batch, 0.2e-3);
   EXPECT_NE(doc.profile.costs.provenance.source.find(
-                "placement_idle: a synthetic pipeline of 1..4 worker threads spinning 3 ms a batch and a trainer "
-                "spinning 2.5 ms"),
+                "placement_idle: a synthetic pipeline of 1..4 worker threads at prefetch factor 2 and 4 spinning 3 ms "
+                "a batch and a trainer spinning 2.5 ms"),
             std::string::npos)
       << doc.profile.costs.provenance.source;
   EXPECT_TRUE(build_profile(sample_data()).profile.costs.placement_idle.empty());
@@ -403,6 +409,16 @@ TEST(CalibratePlan, StepShareAtTheWorkloadsBatchSizeAndFourTimesIt) {
             std::string::npos)
       << describe_plan(make_plan(false, 16));
   EXPECT_NE(describe_plan(make_plan(false, 16)).find("batch sizes [16, 64] with a worker per core"), std::string::npos)
+      << describe_plan(make_plan(false, 16));
+}
+
+// The placement probe runs at PyTorch's default prefetch factor and twice it (the grids' deeper
+// point), the quick plan at the default only.
+TEST(CalibratePlan, PlacementAtPrefetchTwoAndFour) {
+  EXPECT_EQ(make_plan(false, 16).placement_prefetch_factors, (std::vector<int>{2, 4}));
+  EXPECT_EQ(make_plan(true, 16).placement_prefetch_factors, (std::vector<int>{2}));
+  EXPECT_NE(describe_plan(make_plan(false, 16)).find("worker threads at prefetch factor 2 and 4, 3 x 2 s each"),
+            std::string::npos)
       << describe_plan(make_plan(false, 16));
 }
 

@@ -1,4 +1,5 @@
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -274,16 +275,26 @@ TEST_F(WorkloadLoader, LoaderScalingPointsAreCheckedAndNotRepeated) {
   EXPECT_NE(errors[2].find("costs.loader_scaling[2].factor"), std::string::npos) << errors[2];
 }
 
-TEST_F(WorkloadLoader, PlacementIdleIsReadInWorkerOrder) {
+// Without prefetch_factor a point is the probe's only one until 2026-12-05 (2); the points are
+// kept in (prefetch factor, workers) order, and the same workers at two factors are no repeat.
+TEST_F(WorkloadLoader, PlacementIdleIsReadInPrefetchFactorThenWorkerOrder) {
   const auto w = load_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
                             "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\n"
-                            "placement_idle = [{ workers = 4, idle_core_s_per_batch = 0.4e-3 }, "
-                            "{ workers = 2, idle_core_s_per_batch = 1.2e-3 }]");
-  ASSERT_EQ(w.costs.placement_idle.size(), 2u);
-  EXPECT_EQ(w.costs.placement_idle[0].workers, 2);
-  EXPECT_EQ(w.costs.placement_idle[0].idle_core_s_per_batch, 1.2e-3);
-  EXPECT_EQ(w.costs.placement_idle[1].workers, 4);
-  EXPECT_EQ(w.costs.placement_idle[1].idle_core_s_per_batch, 0.4e-3);
+                            "placement_idle = [{ workers = 2, idle_core_s_per_batch = 0.7e-3, prefetch_factor = 4 }, "
+                            "{ workers = 4, idle_core_s_per_batch = 0.4e-3 }, "
+                            "{ workers = 2, idle_core_s_per_batch = 1.2e-3, prefetch_factor = 2 }]");
+  // (prefetch factor, workers, idle core a batch), in the order kept
+  const std::vector<std::tuple<int, int, double>> expected{{2, 2, 1.2e-3}, {2, 4, 0.4e-3}, {4, 2, 0.7e-3}};
+  ASSERT_EQ(w.costs.placement_idle.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const PlacementIdlePoint& p = w.costs.placement_idle[i];
+    EXPECT_EQ(std::tuple(p.prefetch_factor, p.workers, p.idle_core_s_per_batch), expected[i]) << i;
+  }
+  const auto errors = errors_after("seconds = [0.5e-3, 1.2e-3, 3.0e-3] }",
+                                   "seconds = [0.5e-3, 1.2e-3, 3.0e-3] }\nplacement_idle = ["
+                                   "{ workers = 2, idle_core_s_per_batch = 1e-3, prefetch_factor = 0 }]");
+  ASSERT_EQ(errors.size(), 1u) << ::testing::PrintToString(errors);
+  EXPECT_NE(errors[0].find("costs.placement_idle[0].prefetch_factor"), std::string::npos) << errors[0];
 }
 
 TEST_F(WorkloadLoader, PlacementIdlePointsAreCheckedAndNotRepeated) {
@@ -294,8 +305,10 @@ TEST_F(WorkloadLoader, PlacementIdlePointsAreCheckedAndNotRepeated) {
                                    "{ workers = 0, idle_core_s_per_batch = -1e-3 }]");
   ASSERT_EQ(errors.size(), 3u) << ::testing::PrintToString(errors);
   EXPECT_NE(errors[0].find("27:"), std::string::npos) << errors[0];
-  EXPECT_NE(errors[0].find("costs.placement_idle[1]: a second point for 2 worker(s); expected one"),
-            std::string::npos) << errors[0];
+  EXPECT_NE(
+      errors[0].find("costs.placement_idle[1]: a second point for 2 worker(s) at prefetch factor 2; expected one"),
+      std::string::npos)
+      << errors[0];
   EXPECT_NE(errors[1].find("costs.placement_idle[2].workers"), std::string::npos) << errors[1];
   EXPECT_NE(errors[2].find("costs.placement_idle[2].idle_core_s_per_batch"), std::string::npos) << errors[2];
 }

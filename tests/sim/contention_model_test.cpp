@@ -279,13 +279,28 @@ TEST(LoaderScaling, OneWorkerBesideTheStepSlowsOnlyTheSamplesThatStartDuringIt) 
 // Core time left idle per hand-off (costs.placement_idle): interpolated in the worker count.
 TEST(PlacementIdle, TheIdleTimeInterpolatesInTheWorkersAndHoldsBeyondTheMeasured) {
   const std::vector<PlacementIdlePoint> points{{2, 1.0e-3}, {4, 0.4e-3}};
-  EXPECT_DOUBLE_EQ(placement_idle_s(points, 0), 0.0);
-  EXPECT_DOUBLE_EQ(placement_idle_s(points, 1), 1.0e-3);  // fewer workers than measured: the fewest's
-  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2), 1.0e-3);
-  EXPECT_DOUBLE_EQ(placement_idle_s(points, 3), 0.7e-3);
-  EXPECT_DOUBLE_EQ(placement_idle_s(points, 4), 0.4e-3);
-  EXPECT_DOUBLE_EQ(placement_idle_s(points, 9), 0.4e-3);
-  EXPECT_DOUBLE_EQ(placement_idle_s({}, 2), 0.0);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 0, 2), 0.0);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 1, 2), 1.0e-3);  // fewer workers than measured: the fewest's
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2, 2), 1.0e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 3, 2), 0.7e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 4, 2), 0.4e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 9, 2), 0.4e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s({}, 2, 2), 0.0);
+}
+
+// Per prefetch factor (the probe's at 2 and 4: 1.12 and 0.73 ms a batch with two worker
+// processes, docs/validation.md): the run's own, else the largest measured below it, else the
+// smallest measured.
+TEST(PlacementIdle, TheRowOfTheRunsPrefetchFactorOrTheNearestBelowApplies) {
+  const std::vector<PlacementIdlePoint> points{{2, 1.12e-3, 2}, {4, 1.0e-3, 2}, {2, 0.73e-3, 4}, {4, 0.87e-3, 4}};
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2, 2), 1.12e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2, 4), 0.73e-3);
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 3, 4), 0.8e-3);   // between 2 and 4 workers at prefetch 4
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2, 3), 1.12e-3);  // 3: the row at 2
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2, 8), 0.73e-3);  // 8: the row at 4
+  EXPECT_DOUBLE_EQ(placement_idle_s(points, 2, 1), 1.12e-3);  // 1: none below, the smallest
+  const std::vector<PlacementIdlePoint> deep_only{{2, 0.73e-3, 4}};
+  EXPECT_DOUBLE_EQ(placement_idle_s(deep_only, 2, 2), 0.73e-3);
 }
 
 // A worker slower than the step: 3 ms of loading a batch (0.96 ms + 2.04 ms more preprocess),
@@ -308,6 +323,22 @@ TEST(PlacementIdle, EachOversubscribedHandOffTakesItsIdleTimeFromTheCores) {
   EXPECT_NEAR(r.epochs.at(0).e2e_s, 50 * 5e-3 + 49 * 0.2e-3, 1e-9);
   w.costs.placement_idle.clear();
   EXPECT_NEAR(simulate(cpu_device(1), w, run_with(1, 2, 16, 1)).epochs.at(0).e2e_s, 50 * 5e-3, 1e-9);
+}
+
+// A run takes the idle core of its own prefetch factor: at 4 the pipeline is the one with only
+// the prefetch-4 point, and not the one with prefetch 2's; at 2 the reverse.
+TEST(PlacementIdle, ARunTakesTheIdleCoreMeasuredAtItsPrefetchFactor) {
+  auto w = worker_bound();
+  const auto e2e_at = [&](std::vector<PlacementIdlePoint> points, int prefetch) {
+    w.costs.placement_idle = std::move(points);
+    const auto r = simulate(cpu_device(1), w, run_with(1, prefetch, 16, 1));
+    expect_clean(r);
+    return r.epochs.at(0).e2e_s;
+  };
+  const std::vector<PlacementIdlePoint> both{{1, 0.2e-3, 2}, {1, 0.05e-3, 4}};
+  EXPECT_DOUBLE_EQ(e2e_at(both, 4), e2e_at({{1, 0.05e-3, 4}}, 4));
+  EXPECT_LT(e2e_at(both, 4), e2e_at({{1, 0.2e-3, 2}}, 4) - 1e-3);
+  EXPECT_NEAR(e2e_at(both, 2), 50 * 5e-3 + 49 * 0.2e-3, 1e-9);  // the closed form above
 }
 
 TEST(PlacementIdle, APipelineWithACoreForEachThreadLosesNothing) {

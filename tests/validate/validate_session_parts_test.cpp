@@ -268,21 +268,27 @@ TEST(PoolProfiles, LoaderScalingIsTheMedianOfEachBusyCoreCount) {
   EXPECT_TRUE(pool_profiles({round_profile(2e-6, {16}, {1e-3})}, "x", {}).profile.costs.loader_scaling.empty());
 }
 
-TEST(PoolProfiles, PlacementIdleIsTheMedianOfEachWorkerCount) {
+TEST(PoolProfiles, PlacementIdleIsTheMedianOfEachWorkerCountAndPrefetchFactor) {
   std::vector<ProfileSpec> rounds{round_profile(2e-6, {16}, {1e-3}), round_profile(2e-6, {16}, {1e-3}),
                                   round_profile(2e-6, {16}, {1e-3})};
-  rounds[0].costs.placement_idle = {{2, 0.4e-3}, {4, 1.4e-3}};
-  rounds[1].costs.placement_idle = {{2, 0.2e-3}, {4, 1.8e-3}};
-  rounds[2].costs.placement_idle = {{2, 0.3e-3}};
+  rounds[0].costs.placement_idle = {{2, 0.4e-3}, {4, 1.4e-3}, {2, 0.1e-3, 4}};
+  rounds[1].costs.placement_idle = {{2, 0.2e-3}, {4, 1.8e-3}, {2, 0.3e-3, 4}};
+  rounds[2].costs.placement_idle = {{2, 0.3e-3}, {2, 0.2e-3, 4}};
   const auto doc = pool_profiles(rounds, "edgetwin-validate --calibrate-each-round", {"vm", "AMD EPYC", 2, "1.13.0", ""});
   const auto& p = doc.profile.costs.placement_idle;
-  ASSERT_EQ(p.size(), 2u);
+  ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].workers, 2);
   EXPECT_DOUBLE_EQ(p[0].idle_core_s_per_batch, 0.3e-3);  // not the first round's 0.4e-3
   EXPECT_EQ(p[1].workers, 4);
   EXPECT_DOUBLE_EQ(p[1].idle_core_s_per_batch, 1.6e-3);  // the two rounds that measured it
-  EXPECT_TRUE(std::any_of(doc.measurements.begin(), doc.measurements.end(),
-                          [](const auto& m) { return m.name == "placement_idle_s_w2"; }));
+  EXPECT_EQ(p[2].workers, 2);
+  EXPECT_EQ(p[2].prefetch_factor, 4);
+  EXPECT_DOUBLE_EQ(p[2].idle_core_s_per_batch, 0.2e-3);  // prefetch 4's own rounds, apart from 2's
+  for (const char* name : {"placement_idle_s_w2", "placement_idle_s_w2_pf4"}) {
+    EXPECT_TRUE(std::any_of(doc.measurements.begin(), doc.measurements.end(),
+                            [&](const auto& m) { return m.name == name; }))
+        << name;
+  }
 }
 
 TEST(PoolProfiles, StepShareIsTheMedianOfEachWorkersAndBatchSize) {
