@@ -290,9 +290,10 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
     }
     EXPECT_NE(r.output.find("[calibrate] step's share of a core"), std::string::npos) << "its own progress step";
   }
-  // The placement probe: one worker and two at least, on any host.
+  // The placement probe: one worker and two at least, on any host, at the quick plan's prefetch 2.
   EXPECT_TRUE(std::regex_search(
-      text, std::regex(R"(placement_idle = \[\{ workers = 1, idle_core_s_per_batch = [0-9.e-]+ \}, \{ workers = 2,)")))
+      text, std::regex(R"(placement_idle = \[\{ workers = 1, idle_core_s_per_batch = [0-9.e-]+, prefetch_factor = 2 \}, )"
+                       R"(\{ workers = 2,)")))
       << text;
 }
 
