@@ -196,24 +196,27 @@ void open_dataset_for(SessionInputs& in, const ValidateOptions& o) {
   in.facts = dataset_facts(*in.dataset, in.grid.max_samples, in.probe != nullptr);
 }
 
-std::vector<int> grid_batch_sizes(const GridSpec& grid) {
-  std::vector<int> sizes;
+// The distinct values of `field` over the grid's configurations that `counts`, ascending.
+template <class Field, class Counts>
+std::vector<int> distinct_in_grid(const GridSpec& grid, Field field, Counts counts) {
+  std::vector<int> values;
   for (const GridConfig& c : grid.configs) {
-    if (std::find(sizes.begin(), sizes.end(), c.loader.batch_size) == sizes.end()) sizes.push_back(c.loader.batch_size);
+    if (counts(c) && std::find(values.begin(), values.end(), field(c)) == values.end()) values.push_back(field(c));
   }
-  std::sort(sizes.begin(), sizes.end());
-  return sizes;
+  std::sort(values.begin(), values.end());
+  return values;
+}
+
+std::vector<int> grid_batch_sizes(const GridSpec& grid) {
+  return distinct_in_grid(grid, [](const GridConfig& c) { return c.loader.batch_size; },
+                          [](const GridConfig&) { return true; });
 }
 
 // The prefetch factors of the grid's configurations with workers, for the placement probe
 // (costs.placement_idle); PyTorch's default where none has workers.
 std::vector<int> grid_prefetch_factors(const GridSpec& grid) {
-  std::vector<int> factors;
-  for (const GridConfig& c : grid.configs) {
-    if (c.loader.workers > 0 && std::find(factors.begin(), factors.end(), c.loader.prefetch_factor) == factors.end())
-      factors.push_back(c.loader.prefetch_factor);
-  }
-  std::sort(factors.begin(), factors.end());
+  std::vector<int> factors = distinct_in_grid(grid, [](const GridConfig& c) { return c.loader.prefetch_factor; },
+                                              [](const GridConfig& c) { return c.loader.workers > 0; });
   if (factors.empty()) factors.push_back(kPlacementProbePrefetch);
   return factors;
 }

@@ -7,12 +7,13 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace edgetwin {
 
 template <class Point, class X, class Y>
-double held_linear(const std::vector<Point>& row, X Point::*x, Y Point::*y, double at) {
+double held_linear(std::span<const Point> row, X Point::*x, Y Point::*y, double at) {
   if (at <= row.front().*x) return row.front().*y;
   for (std::size_t i = 1; i < row.size(); ++i) {
     if (at < row[i].*x) {
@@ -22,6 +23,11 @@ double held_linear(const std::vector<Point>& row, X Point::*x, Y Point::*y, doub
     }
   }
   return row.back().*y;
+}
+
+template <class Point, class X, class Y>
+double held_linear(const std::vector<Point>& row, X Point::*x, Y Point::*y, double at) {
+  return held_linear(std::span<const Point>(row), x, y, at);
 }
 
 }  // namespace edgetwin

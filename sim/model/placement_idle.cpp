@@ -1,7 +1,7 @@
 #include "sim/model/placement_idle.hpp"
 
 #include <algorithm>
-#include <iterator>
+#include <span>
 
 #include "sim/model/held_linear.hpp"
 
@@ -19,13 +19,16 @@ int measured_prefetch(const std::vector<PlacementIdlePoint>& points, int prefetc
 
 }  // namespace
 
+// Called for every batch handed over: the row is the points' contiguous run at one prefetch
+// factor (they are sorted by it), looked up in place.
 double placement_idle_s(const std::vector<PlacementIdlePoint>& points, int workers, int prefetch_factor) {
   if (points.empty() || workers <= 0) return 0.0;
   const int prefetch = measured_prefetch(points, prefetch_factor);
-  std::vector<PlacementIdlePoint> row;
-  std::copy_if(points.begin(), points.end(), std::back_inserter(row),
-               [&](const PlacementIdlePoint& p) { return p.prefetch_factor == prefetch; });
-  return held_linear(row, &PlacementIdlePoint::workers, &PlacementIdlePoint::idle_core_s_per_batch, workers);
+  const auto at = [&](const PlacementIdlePoint& p) { return p.prefetch_factor == prefetch; };
+  const auto first = std::find_if(points.begin(), points.end(), at);
+  const auto last = std::find_if_not(first, points.end(), at);
+  return held_linear(std::span<const PlacementIdlePoint>(first, last), &PlacementIdlePoint::workers,
+                     &PlacementIdlePoint::idle_core_s_per_batch, workers);
 }
 
 }  // namespace edgetwin
