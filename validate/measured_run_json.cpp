@@ -19,6 +19,12 @@ std::optional<HostSlowdown> host_from_json(const json& j) {
                       h.at("median_ratio").get<double>()};
 }
 
+std::optional<double> number_if_present(const json& j, const char* key) {
+  const auto found = j.find(key);
+  if (found == j.end() || found->is_null()) return std::nullopt;
+  return found->get<double>();
+}
+
 }  // namespace
 
 json measured_run_json(const MeasuredRun& run) {
@@ -27,8 +33,10 @@ json measured_run_json(const MeasuredRun& run) {
     epochs.push_back({{"e2e_s", e.e2e_s},
                       {"stall_s", e.stall_s},
                       {"compute_s", e.compute_s},
-                      {"cache_hit_ratio", e.hit_ratio ? json(*e.hit_ratio) : json(nullptr)},
-                      {"hit_probes", e.hit_probes}});
+                      {"cache_hit_ratio", number_or_null(e.hit_ratio)},
+                      {"hit_probes", e.hit_probes},
+                      {"step_cpu_s", number_or_null(e.step_cpu_s)},
+                      {"loader_cpu_s", number_or_null(e.loader_cpu_s)}});
   }
   return {{"load_1m_at_start", run.load_average_1m},
           {"mem_available_bytes_at_start", run.mem_available_bytes},
@@ -49,6 +57,8 @@ MeasuredRun measured_run_from_json(const json& j) {
     MeasuredEpoch m{e.at("e2e_s"), e.at("stall_s"), e.at("compute_s"), std::nullopt,
                     integer_of<std::int64_t>(e.at("hit_probes"))};
     if (!e.at("cache_hit_ratio").is_null()) m.hit_ratio = e.at("cache_hit_ratio").get<double>();
+    m.step_cpu_s = number_if_present(e, "step_cpu_s");  // absent in journals and reports before 2026-12-05
+    m.loader_cpu_s = number_if_present(e, "loader_cpu_s");
     run.epochs.push_back(m);
   }
   run.load_average_1m = j.at("load_1m_at_start");

@@ -46,11 +46,24 @@ class HitRatioObserver : public calibrate::RunObserver {
   std::vector<ProbeCounts> counts_;
 };
 
+void add_thread_cpu(const calibrate::RunResult& result, MeasuredEpoch& m, std::int64_t epoch) {
+  double step = 0;
+  double loader = 0;
+  for (const calibrate::MeasuredBatch& b : result.batches) {
+    if (b.epoch != epoch) continue;
+    step += b.step_cpu_s;
+    loader += b.fetch_cpu_s + b.prepare_cpu_s;
+  }
+  m.step_cpu_s = step;
+  m.loader_cpu_s = loader;
+}
+
 std::vector<MeasuredEpoch> measured_epochs(const calibrate::RunResult& result, const HitRatioObserver& observer) {
   std::vector<MeasuredEpoch> epochs;
   for (std::size_t i = 0; i < result.epochs.size(); ++i) {
     const auto& e = result.epochs[i];
     MeasuredEpoch m{e.e2e_s, e.stall_s, e.compute_s, std::nullopt, 0};
+    add_thread_cpu(result, m, e.epoch);
     if (i < observer.counts().size() && observer.counts()[i].probes > 0) {
       m.hit_ratio = observer.counts()[i].hit_ratio();
       m.hit_probes = observer.counts()[i].probes;

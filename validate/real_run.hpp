@@ -27,6 +27,10 @@
 namespace edgetwin::validate {
 
 struct MeasuredEpoch {
+  MeasuredEpoch() = default;
+  MeasuredEpoch(double e2e, double stall, double compute, std::optional<double> hit, std::int64_t probes)
+      : e2e_s(e2e), stall_s(stall), compute_s(compute), hit_ratio(hit), hit_probes(probes) {}
+
   double e2e_s = 0;
   double stall_s = 0;  // the waits for a batch as the runner timed them (PyTorch: inside next())
   double compute_s = 0;
@@ -37,6 +41,12 @@ struct MeasuredEpoch {
   // exactly) and what predictions are scored on; it adds to the waits the trainer's time between
   // a step's end and its next wait (releasing the batch, the loop's own work).
   double outside_steps_s() const { return e2e_s - compute_s; }
+  // Thread CPU over the epoch, from the LibTorch runner (calibrate/training/run_result.hpp): the
+  // trainer's in its steps, and the loaders' in fetch, decode and collate. Set beside the costs
+  // the calibration measured alone, they show what CPU the contention added in the grid's own
+  // runs. The PyTorch runner does not report them.
+  std::optional<double> step_cpu_s;
+  std::optional<double> loader_cpu_s;
 };
 
 struct MeasuredRun {

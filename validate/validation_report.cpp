@@ -16,11 +16,11 @@ namespace {
 
 using nlohmann::json;
 
-json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
-
 json summary_json(const Summary& s) {
   return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"mad", s.mad}, {"n", s.n}};
 }
+
+json optional_summary_json(const std::optional<Summary>& s) { return s ? summary_json(*s) : json(nullptr); }
 
 json config_json(const GridConfig& c) {
   return {{"name", c.name},
@@ -30,7 +30,7 @@ json config_json(const GridConfig& c) {
           {"cache", to_string(c.cache)},
           {"cores", c.cores},
           {"balloon_bytes", c.balloon_bytes},
-          {"balloon_leave_dataset_fraction", optional_number(c.balloon_leave_dataset_fraction)}};
+          {"balloon_leave_dataset_fraction", number_or_null(c.balloon_leave_dataset_fraction)}};
 }
 
 json point_json(const ComparisonPoint& p) {
@@ -45,7 +45,9 @@ json point_json(const ComparisonPoint& p) {
             {"stall_s", summary_json(p.stall_s)},
             {"wait_s", summary_json(p.wait_s)},
             {"compute_s", summary_json(p.compute_s)},
-            {"cache_hit_ratio", p.hit_ratio ? summary_json(*p.hit_ratio) : json(nullptr)}}},
+            {"cache_hit_ratio", optional_summary_json(p.hit_ratio)},
+            {"step_cpu_s", optional_summary_json(p.step_cpu_s)},
+            {"loader_cpu_s", optional_summary_json(p.loader_cpu_s)}}},
           {"predicted",
            {{"e2e_s", p.predicted.e2e_s},
             {"stall_s", p.predicted.stall_s},
@@ -56,7 +58,7 @@ json point_json(const ComparisonPoint& p) {
             {"e2e_ape_pct", p.e2e_ape_pct},
             {"stall_error_pct_of_e2e", p.stall_error_pct_of_e2e},
             {"compute_error_pct", p.compute_error_pct},
-            {"hit_error_points", optional_number(p.hit_error_points)}}},
+            {"hit_error_points", number_or_null(p.hit_error_points)}}},
           {"spread_pct", p.spread_pct},
           {"noise_pct", p.noise_pct},
           {"jitter_pct", p.jitter_pct}};
@@ -71,8 +73,8 @@ json aggregate_json(const Aggregate& a) {
           {"stall_error_pct_of_e2e", a.stall_error_pct_of_e2e},
           {"stall_max_error_pct_of_e2e", a.stall_max_error_pct_of_e2e},
           {"compute_mape_pct", a.compute_mape_pct},
-          {"hit_error_points", optional_number(a.hit_error_points)},
-          {"hit_max_error_points", optional_number(a.hit_max_error_points)},
+          {"hit_error_points", number_or_null(a.hit_error_points)},
+          {"hit_max_error_points", number_or_null(a.hit_max_error_points)},
           {"noise_floor_pct", a.noise_floor_pct},
           {"median_spread_pct", a.median_spread_pct}};
 }

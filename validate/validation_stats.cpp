@@ -67,10 +67,12 @@ std::vector<double> epoch_values(const std::vector<MeasuredRun>& runs, std::size
   return values;
 }
 
-std::optional<Summary> hit_ratio_summary(const std::vector<MeasuredRun>& runs, std::size_t epoch) {
+// Over the runs that measured the value; none: absent.
+std::optional<Summary> optional_summary(const std::vector<MeasuredRun>& runs, std::size_t epoch,
+                                        std::optional<double> MeasuredEpoch::*field) {
   std::vector<double> values;
   for (const auto& run : runs) {
-    if (epoch < run.epochs.size() && run.epochs[epoch].hit_ratio) values.push_back(*run.epochs[epoch].hit_ratio);
+    if (epoch < run.epochs.size() && run.epochs[epoch].*field) values.push_back(*(run.epochs[epoch].*field));
   }
   if (values.empty()) return std::nullopt;
   return summarize(values);
@@ -105,7 +107,9 @@ ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
   p.stall_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.outside_steps_s(); }));
   p.wait_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.stall_s; }));
   p.compute_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.compute_s; }));
-  p.hit_ratio = hit_ratio_summary(runs, epoch);
+  p.hit_ratio = optional_summary(runs, epoch, &MeasuredEpoch::hit_ratio);
+  p.step_cpu_s = optional_summary(runs, epoch, &MeasuredEpoch::step_cpu_s);
+  p.loader_cpu_s = optional_summary(runs, epoch, &MeasuredEpoch::loader_cpu_s);
   p.repeats = p.e2e_s.n;
   if (p.e2e_s.median > 0) {
     p.spread_pct = (p.e2e_s.max - p.e2e_s.min) / p.e2e_s.median * 100;

@@ -51,6 +51,8 @@ struct ComparisonPoint {
   Summary wait_s;   // the runner's waits for a batch, a part of the stall
   Summary compute_s;
   std::optional<Summary> hit_ratio;
+  std::optional<Summary> step_cpu_s;    // the LibTorch runner's thread CPU (real_run.hpp)
+  std::optional<Summary> loader_cpu_s;
   double spread_pct = 0;
   // Standard error of the E2E median, in % of it: the standard deviation of the median of the
   // runs resampled with replacement (a bootstrap). It sees what this VM does to runs, a few of

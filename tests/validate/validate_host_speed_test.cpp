@@ -137,6 +137,24 @@ TEST(HostSpeed, TheRunsJsonKeepsTheHostAndReadsReportsWithout) {
   EXPECT_FALSE(measured_run_from_json(measured_run_json(run)).host.has_value());
 }
 
+TEST(HostSpeed, TheRunsJsonKeepsTheThreadCpuAndReadsRunsWithout) {
+  MeasuredRun run;
+  MeasuredEpoch e{2.0, 0.5, 1.5, std::nullopt, 0};
+  e.step_cpu_s = 1.25;
+  e.loader_cpu_s = 1.75;
+  run.epochs = {e};
+  const MeasuredRun back = measured_run_from_json(measured_run_json(run));
+  EXPECT_EQ(back.epochs.at(0).step_cpu_s, 1.25);
+  EXPECT_EQ(back.epochs.at(0).loader_cpu_s, 1.75);
+
+  auto pytorch_run = measured_run_json(run);
+  pytorch_run.at("epochs").at(0).erase("step_cpu_s");
+  pytorch_run.at("epochs").at(0).at("loader_cpu_s") = nullptr;
+  const MeasuredRun without = measured_run_from_json(pytorch_run);
+  EXPECT_FALSE(without.epochs.at(0).step_cpu_s.has_value());
+  EXPECT_FALSE(without.epochs.at(0).loader_cpu_s.has_value());
+}
+
 TEST(HostSpeed, TheMonitorProbesEveryCpuAndJudgesASpan) {
   const double start = HostSpeedMonitor::now_s();
   HostSpeedMonitor monitor({0}, std::chrono::milliseconds(5));

@@ -68,6 +68,31 @@ TEST(ValidationStats, TheMeasuredStallIsTheTimeOutsideTheStepsAndTheWaitsAreKept
   EXPECT_NEAR(p.stall_error_pct_of_e2e, 0.0, 1e-12);  // against the waits alone it would be 0.5 / 12
 }
 
+// The LibTorch runner's thread CPU is summarised over the runs that have it; the PyTorch
+// runner's runs have none, and the point then has none either.
+TEST(ValidationStats, ThreadCpuIsSummarisedWhereTheRunnerMeasuredIt) {
+  ConfigMeasurements m;
+  m.config = config("a", 2);
+  for (const double step_cpu : {3.0, 3.4, 3.2}) {
+    MeasuredRun run;
+    MeasuredEpoch e{12.0, 5.0, 6.5, std::nullopt, 0};
+    e.step_cpu_s = step_cpu;
+    e.loader_cpu_s = 2 * step_cpu;
+    run.epochs.push_back(e);
+    m.runs.push_back(run);
+  }
+  m.prediction.epochs = {PredictedEpoch{12.0, 5.5, 6.5, 1.0}};
+  const ComparisonPoint p = compare({m}).at(0);
+  ASSERT_TRUE(p.step_cpu_s && p.loader_cpu_s);
+  EXPECT_DOUBLE_EQ(p.step_cpu_s->median, 3.2);
+  EXPECT_EQ(p.step_cpu_s->n, 3);
+  EXPECT_DOUBLE_EQ(p.loader_cpu_s->max, 6.8);
+
+  const ComparisonPoint without = compare({measurements(config("b", 2), {12.0}, 5.0, {12.0, 5.0, 7.0, 1.0})}).at(0);
+  EXPECT_FALSE(without.step_cpu_s.has_value());
+  EXPECT_FALSE(without.loader_cpu_s.has_value());
+}
+
 TEST(ValidationStats, ErrorsAreAgainstTheMedianOfTheRepeats) {
   // Measured E2E 9, 10, 12 s (median 10), stall 2 s; predicted 11 s with 3 s stall and 8 s compute.
   const auto m = measurements(config("a", 2), {9, 10, 12}, 2.0, PredictedEpoch{11.0, 3.0, 8.0, 0.9}, 0.6);
