@@ -56,6 +56,7 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   for (const auto& p : report.at("points")) {
     ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null()) << p.dump();
     EXPECT_GT(p.at("measured").at("cache_hit_ratio").at("median").get<double>(), 0.95);
+    EXPECT_TRUE(p.at("measured").at("step_cpu_s").is_null());  // the LibTorch runner's alone
   }
   // Each run left its per-batch trace: 2 epochs x ceil(1000 / 32) = 64 rows and a header.
   const std::string trace = read_text(out / "pytorch/w1-b32-round-5.csv");

@@ -36,6 +36,13 @@ TEST(ValidateShort, TinyJpegFolderReportIsCompleteAndSane) {
   for (const auto& p : report.at("points")) {
     ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null());
     EXPECT_GT(p.at("measured").at("cache_hit_ratio").at("median").get<double>(), 0.95);
+    // The runner's thread CPU: the step's is within its wall time (one intra-op thread, 1 %
+    // for the clocks' granularity), and the loaders did work.
+    const auto& m = p.at("measured");
+    ASSERT_FALSE(m.at("step_cpu_s").is_null() || m.at("loader_cpu_s").is_null()) << p.dump();
+    EXPECT_GT(m.at("step_cpu_s").at("median").get<double>(), 0);
+    EXPECT_LE(m.at("step_cpu_s").at("max").get<double>(), 1.01 * m.at("compute_s").at("max").get<double>()) << p.dump();
+    EXPECT_GT(m.at("loader_cpu_s").at("median").get<double>(), 0);
   }
   const auto broken = ignoring_workers(points_from_report(report));
   EXPECT_FALSE(sanity_failures(broken, SanityBound{}).empty())
