@@ -19,6 +19,7 @@
 #include "calibrate/hardware/hardware_error.hpp"
 #include "calibrate/import/contention_derivation.hpp"
 #include "calibrate/training/training_runner.hpp"
+#include "sim/config/config_error.hpp"
 #include "sim/config/profile_loader.hpp"
 
 namespace edgetwin::validate {
@@ -209,6 +210,11 @@ calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds,
 
 namespace {
 
+// A session's round R (from 0) in its calibration directory, as round-<R+1>.toml.
+std::filesystem::path round_file_in(const std::filesystem::path& dir, int round) {
+  return dir / fmt::format("round-{}.toml", round + 1);
+}
+
 // edgetwin-calibrate's full plan, in this process.
 calibrate::ProfileDocument calibrate_in_process(const calibrate::CalibrationSetup& base, int round) {
   calibrate::ProgressLine quiet(false, std::cerr, false);
@@ -232,9 +238,7 @@ InterleavedCalibration::InterleavedCalibration(std::string workload, std::string
     : workload_(std::move(workload)), command_(std::move(command)), calibrate_round_(std::move(calibrate_round)),
       dir_(std::move(dir)) {}
 
-std::filesystem::path InterleavedCalibration::round_file(int round) const {
-  return dir_ / fmt::format("round-{}.toml", round + 1);
-}
+std::filesystem::path InterleavedCalibration::round_file(int round) const { return round_file_in(dir_, round); }
 
 bool InterleavedCalibration::done(int round) const {
   try {
@@ -337,9 +341,9 @@ void InterleavedCalibration::record_drift_probe(const DriftProbe& probe) const {
 void InterleavedCalibration::forget_drift_probes() const { std::filesystem::remove(dir_ / "drift-probes.csv"); }
 
 // Lines a kill cut short are left out: the probes are a sample, not a journal.
-std::vector<DriftProbe> InterleavedCalibration::drift_probes() const {
+std::vector<DriftProbe> read_drift_probes(const std::filesystem::path& dir) {
   std::vector<DriftProbe> probes;
-  std::ifstream in(dir_ / "drift-probes.csv");
+  std::ifstream in(dir / "drift-probes.csv");
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
@@ -352,10 +356,32 @@ std::vector<DriftProbe> InterleavedCalibration::drift_probes() const {
   return probes;
 }
 
+std::vector<DriftProbe> InterleavedCalibration::drift_probes() const { return read_drift_probes(dir_); }
+
 calibrate::ProfileDocument InterleavedCalibration::pooled(int rounds, const calibrate::ProfileProvenance& provenance) const {
   std::vector<ProfileSpec> specs;
   for (int r = 0; r < rounds; ++r) specs.push_back(load_profile(round_file(r)));
   return pool_profiles(specs, command_ + fmt::format(": median of {} rounds", rounds), provenance);
+}
+
+calibrate::ProfileDocument pool_sessions(const std::vector<std::filesystem::path>& calibration_dirs, int batch_size,
+                                         const std::string& command, const calibrate::ProfileProvenance& provenance) {
+  std::vector<ProfileSpec> rounds;
+  std::vector<DriftProbe> probes;
+  for (const auto& dir : calibration_dirs) {
+    const std::size_t before = rounds.size();
+    for (int r = 0; std::filesystem::exists(round_file_in(dir, r)); ++r) rounds.push_back(load_profile(round_file_in(dir, r)));
+    if (rounds.size() == before) {
+      throw ConfigError({Diagnostic{round_file_in(dir, 0).string(), 0, 0, "pool-profiles",
+                                    "no calibration rounds: expected a session's OUT/calibration of --calibrate-each-round"}});
+    }
+    const auto session_probes = read_drift_probes(dir);
+    probes.insert(probes.end(), session_probes.begin(), session_probes.end());
+  }
+  calibrate::ProfileDocument pooled = pool_profiles(
+      rounds, fmt::format("{}: median of {} rounds of {} sessions", command, rounds.size(), calibration_dirs.size()), provenance);
+  follow_drift(pooled, probes, batch_size);
+  return pooled;
 }
 
 }  // namespace edgetwin::validate

@@ -87,6 +87,17 @@ class InterleavedCalibration {
 // to spare, of a hit and of a miss under pressure as measurement records.
 void add_reclaim(calibrate::ProfileDocument& profile, const calibrate::ReclaimMeasurement& m);
 
+// The probes a session recorded in `dir` (InterleavedCalibration::record_drift_probe); none
+// when it took none.
+std::vector<DriftProbe> read_drift_probes(const std::filesystem::path& dir);
+
+// Several sessions' calibrations as one profile (edgetwin-validate pool-profiles, for
+// --rescore of the same sessions' runs): every round file of each session's calibration
+// directory pooled as one session's rounds are, then scaled to all their drift probes
+// together at `batch_size`. A directory without round-1.toml is a ConfigError naming it.
+calibrate::ProfileDocument pool_sessions(const std::vector<std::filesystem::path>& calibration_dirs, int batch_size,
+                                         const std::string& command, const calibrate::ProfileProvenance& provenance);
+
 // The pooling alone, for tests: medians over the given round profiles (at least one).
 calibrate::ProfileDocument pool_profiles(const std::vector<ProfileSpec>& rounds, const std::string& command,
                                          const calibrate::ProfileProvenance& provenance);

@@ -15,8 +15,10 @@ int main(int argc, char** argv) {
   edgetwin::validate::ExportModelOptions export_options;
   edgetwin::validate::add_validate_options(app, options);
   edgetwin::validate::PadJpegOptions pad_options;
+  edgetwin::validate::PoolProfilesOptions pool_options;
   CLI::App* export_command = edgetwin::validate::add_export_model_command(app, export_options);
   CLI::App* pad_command = edgetwin::validate::add_pad_jpeg_command(app, pad_options);
+  CLI::App* pool_command = edgetwin::validate::add_pool_profiles_command(app, pool_options);
   app.require_subcommand(0, 1);
   if (const auto exit_code = edgetwin::parse_command_line(app, argc, argv)) return *exit_code;
   return edgetwin::run_command_reporting_errors(
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
       [&] {
         if (export_command->parsed()) return edgetwin::validate::run_export_model(export_options);
         if (pad_command->parsed()) return edgetwin::validate::run_pad_jpeg(pad_options);
+        if (pool_command->parsed()) return edgetwin::validate::run_pool_profiles(pool_options);
         return edgetwin::validate::run_validate(options, EDGETWIN_DATA_DIR);
       },
       edgetwin::calibrate::dataset_or_hardware_error);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -16,8 +19,8 @@ using nlohmann::json;
 
 EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
   EarlierMeasurements m;
-  m.file = file;
-  m.started_utc = doc.at("session").at("started_utc");
+  m.files = {file};
+  m.started_utc = {doc.at("session").at("started_utc").get<std::string>()};
   m.runner = doc.at("session").value("runner", "libtorch");
   const json host = doc.at("session").value("host", json::object());
   if (host.contains("mem_total_bytes") && host.contains("mem_available_at_start_bytes")) {
@@ -34,19 +37,72 @@ EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
   return m;
 }
 
-}  // namespace
-
-EarlierMeasurements read_measurements(const std::filesystem::path& report_json) {
+// `read` of the parsed report; what cannot be opened, parsed or read is a ConfigError naming
+// the file, with `key` and `what` it was read for.
+template <typename Read>
+auto read_report(const std::filesystem::path& report_json, const std::string& key, const std::string& what, Read read) {
   std::ifstream in(report_json);
-  if (!in) throw ConfigError({Diagnostic{report_json.string(), 0, 0, "--rescore", "cannot open the earlier report"}});
+  if (!in) throw ConfigError({Diagnostic{report_json.string(), 0, 0, key, "cannot open the earlier report"}});
   try {
     const json doc = json::parse(in);
     if (doc.value("tool", "") != "edgetwin-validate") throw std::runtime_error("not an edgetwin-validate report");
-    return parse(doc, report_json);
+    return read(doc);
   } catch (const std::exception& e) {
-    throw ConfigError({Diagnostic{report_json.string(), 0, 0, "--rescore",
-                                  std::string("cannot read the measurements of an edgetwin-validate report.json: ") + e.what()}});
+    throw ConfigError({Diagnostic{report_json.string(), 0, 0, key,
+                                  fmt::format("cannot read {} of an edgetwin-validate report.json: {}", what, e.what())}});
   }
+}
+
+}  // namespace
+
+EarlierMeasurements read_measurements(const std::filesystem::path& report_json) {
+  return read_report(report_json, "--rescore", "the measurements", [&](const json& doc) { return parse(doc, report_json); });
+}
+
+CalibratedSession read_calibrated_session(const std::filesystem::path& session_dir) {
+  const std::filesystem::path report = session_dir / "report.json";
+  return read_report(report, "--session", "the session's calibration", [&](const json& doc) {
+    const json& s = doc.at("session");
+    return CalibratedSession{report,
+                             s.at("workload").get<std::string>(),
+                             integer_of<int>(s.at("calibration").at("batch_size")),
+                             s.at("host").at("name").get<std::string>(),
+                             s.at("host").at("cpu_model").get<std::string>(),
+                             integer_of<int>(s.at("host").at("cores")),
+                             s.value("libtorch_version", ""),
+                             s.value("runner", "libtorch")};
+  });
+}
+
+EarlierMeasurements read_measurements(const std::vector<std::filesystem::path>& reports) {
+  std::vector<EarlierMeasurements> sessions;
+  for (const auto& report : reports) sessions.push_back(read_measurements(report));
+  return pool_measurements(sessions);
+}
+
+EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& sessions) {
+  if (sessions.empty()) throw std::invalid_argument("pool_measurements: no sessions");
+  EarlierMeasurements pooled = sessions.front();
+  int rounds = pooled.rounds.empty() ? 0 : pooled.rounds.back().round + 1;
+  for (auto s = sessions.begin() + 1; s != sessions.end(); ++s) {
+    if (s->runner != pooled.runner) {
+      throw ConfigError({Diagnostic{s->files.front().string(), 0, 0, "--rescore",
+                                    fmt::format("measured by the {} runner, {} by the {} runner: pool one runner's sessions",
+                                                s->runner, pooled.files.front().string(), pooled.runner)}});
+    }
+    pooled.files.insert(pooled.files.end(), s->files.begin(), s->files.end());
+    pooled.started_utc.insert(pooled.started_utc.end(), s->started_utc.begin(), s->started_utc.end());
+    for (const auto& [config, runs] : s->runs) {
+      auto& into = pooled.runs[config];
+      into.insert(into.end(), runs.begin(), runs.end());
+    }
+    for (RoundRecord r : s->rounds) {
+      r.round += rounds;
+      pooled.rounds.push_back(r);
+    }
+    if (!s->rounds.empty()) rounds = pooled.rounds.back().round + 1;
+  }
+  return pooled;
 }
 
 std::vector<BalloonPlan> recorded_balloon_plans(const GridSpec& grid, const EarlierMeasurements& earlier) {
@@ -64,6 +120,22 @@ std::vector<BalloonPlan> recorded_balloon_plans(const GridSpec& grid, const Earl
     plans.push_back({*middle, 0});  // the room is the runs' business: a prediction takes the bytes only
   }
   return plans;
+}
+
+void check_poolable(const CalibratedSession& first, const CalibratedSession& other) {
+  const auto differs = [&](const std::string& key, const auto& a, const auto& b) {
+    if (a == b) return;
+    throw ConfigError({Diagnostic{other.report.string(), 0, 0, key,
+                                  fmt::format("expected {} as in {}, got {}: pool sessions of one workload on one machine",
+                                              a, first.report.string(), b)}});
+  };
+  differs("session.workload", first.workload, other.workload);
+  differs("session.calibration.batch_size", first.batch_size, other.batch_size);
+  differs("session.host.name", first.host, other.host);
+  differs("session.host.cpu_model", first.cpu_model, other.cpu_model);
+  differs("session.host.cores", first.cores, other.cores);
+  differs("session.libtorch_version", first.libtorch_version, other.libtorch_version);
+  differs("session.runner", first.runner, other.runner);
 }
 
 }  // namespace edgetwin::validate

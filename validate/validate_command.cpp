@@ -7,10 +7,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "calibrate/app/output_files.hpp"
 #include "sim/config/config_error.hpp"
 #include "validate/grey_lenet_export.hpp"
+#include "validate/interleaved_calibration.hpp"
 #include "validate/jpeg_metadata_padding.hpp"
 #include "validate/pytorch_runner.hpp"
+#include "validate/report_reader.hpp"
 
 namespace edgetwin::validate {
 
@@ -32,7 +35,8 @@ void add_validate_options(CLI::App& app, ValidateOptions& o) {
   app.add_flag("!--device-os-base", o.measured_os_base,
                "Predict with the device file's memory.os_base_bytes instead of this machine's memory use at the start");
   app.add_option("--rescore", o.rescore,
-                 "Take the measurements from this earlier report.json and only predict again (same grid and inputs)");
+                 "Take the measurements from this earlier report.json and only predict again (same grid and inputs); "
+                 "repeated: pool those sessions' runs (one runner; predict with pool-profiles' profile of the same sessions)");
   app.add_flag("--calibrate-each-round", o.calibrate_each_round,
                "Instead of --profile: run edgetwin-calibrate's full plan once per round, among the configurations, "
                "and predict with the median of the rounds (written to OUT/profile.toml)");
@@ -87,6 +91,17 @@ CLI::App* add_pad_jpeg_command(CLI::App& app, PadJpegOptions& o) {
   return c;
 }
 
+CLI::App* add_pool_profiles_command(CLI::App& app, PoolProfilesOptions& o) {
+  CLI::App* c = app.add_subcommand("pool-profiles",
+                                   "Pool the calibrations of several --calibrate-each-round sessions of one workload on "
+                                   "this machine into one profile, for --rescore of the same sessions' runs together");
+  c->add_option("--session", o.sessions, "A session's --out directory (its report.json and calibration/); two or more")
+      ->required()
+      ->expected(2, -1);
+  c->add_option("--out", o.out, "Profile TOML to write")->required();
+  return c;
+}
+
 void check_validate_options(const ValidateOptions& o) {
   std::vector<Diagnostic> problems;
   if (o.device.empty()) problems.push_back({"", 0, 0, "--device", "required: the device these runs happen on"});
@@ -116,6 +131,23 @@ int run_validate(const ValidateOptions& o, const std::filesystem::path& data_dir
 int run_pad_jpeg(const PadJpegOptions& o) {
   const std::int64_t padded = pad_jpeg_folder(o.dataset, o.bytes);
   std::cout << fmt::format("padded {} files of {} with {} bytes of metadata each\n", padded, o.dataset.string(), o.bytes);
+  return 0;
+}
+
+int run_pool_profiles(const PoolProfilesOptions& o) {
+  std::vector<std::filesystem::path> calibrations;
+  std::vector<CalibratedSession> sessions;
+  for (const auto& dir : o.sessions) {
+    sessions.push_back(read_calibrated_session(dir));
+    check_poolable(sessions.front(), sessions.back());
+    calibrations.push_back(dir / "calibration");
+  }
+  const CalibratedSession& s = sessions.front();
+  const calibrate::ProfileDocument pooled =
+      pool_sessions(calibrations, s.batch_size, "edgetwin-validate pool-profiles",
+                    calibrate::ProfileProvenance{s.host, s.cpu_model, s.cores, s.libtorch_version, "see the round files"});
+  calibrate::write_checked_profile(o.out, pooled);
+  std::cout << fmt::format("wrote {} ({})\n", o.out.string(), pooled.profile.command);
   return 0;
 }
 

@@ -424,16 +424,19 @@ void log_run(const ValidateOptions& o, int round, int rounds, const GridConfig& 
 // --rescore: the runs of an earlier report, configuration by configuration.
 void take_earlier_measurements(const ValidateOptions& o, const EarlierMeasurements& earlier,
                                std::vector<ConfigMeasurements>& configs, SessionInfo& info) {
+  std::vector<std::string> names;
+  for (const auto& f : earlier.files) names.push_back(f.string());
+  const std::string files = fmt::format("{}", fmt::join(names, ", "));
   if (o.runner && *o.runner != earlier.runner) {
     throw option_error("--runner", fmt::format("{} was measured by the {} runner, not {}; leave --runner out when re-scoring",
-                                               o.rescore.string(), earlier.runner, *o.runner));
+                                               files, earlier.runner, *o.runner));
   }
   info.runner = earlier.runner;
   std::vector<Diagnostic> missing;
   for (auto& c : configs) {
     const auto found = earlier.runs.find(c.config.name);
     if (found == earlier.runs.end() || found->second.empty()) {
-      missing.push_back({o.rescore.string(), 0, 0, "--rescore", fmt::format("no runs of configuration \"{}\"", c.config.name)});
+      missing.push_back({files, 0, 0, "--rescore", fmt::format("no runs of configuration \"{}\"", c.config.name)});
       continue;
     }
     c.runs = found->second;
@@ -445,8 +448,8 @@ void take_earlier_measurements(const ValidateOptions& o, const EarlierMeasuremen
   }
   if (!missing.empty()) throw ConfigError(std::move(missing));
   info.rounds = earlier.rounds;
-  info.notes.push_back(fmt::format("measurements re-scored from {} (measured in the session started {}), not measured again",
-                                   o.rescore.string(), earlier.started_utc));
+  info.notes.push_back(fmt::format("measurements re-scored from {} (measured in the session{} started {}), not measured again",
+                                   files, earlier.files.size() > 1 ? "s" : "", fmt::join(earlier.started_utc, ", ")));
 }
 
 std::string model_description(const SessionInputs& in) {

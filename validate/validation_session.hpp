@@ -51,7 +51,9 @@ struct ValidateOptions {
   bool measured_os_base = true;       // predict with the machine's memory use at the start (prediction.hpp)
   int probe_every = 4;                // mincore probe of every Nth sample index
   LoadWaitPolicy load_wait;
-  std::filesystem::path rescore;      // take the measurements from this earlier report.json instead of measuring
+  // Take the measurements from these earlier report.json files instead of measuring (several:
+  // their sessions' runs pooled, report_reader.hpp).
+  std::vector<std::filesystem::path> rescore;
   bool calibrate_each_round = false;  // instead of --profile (interleaved_calibration.hpp)
   bool host_watch = true;             // time fixed work on each CPU during the runs (host_speed_monitor.hpp)
   int host_retries = 2;               // measure a run the host slowed down again, at most this many times

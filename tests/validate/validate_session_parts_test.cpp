@@ -110,6 +110,72 @@ TEST(ReportReader, AFileThatIsNoReportIsNamed) {
   }
 }
 
+// Two sessions' runs as one sample: each configuration's runs in session order, the rounds
+// numbered on, the first session's memory; another runner's session is refused with both files.
+TEST(ReportReader, SessionsPoolTheirRunsAndNumberTheirRoundsOn) {
+  EarlierMeasurements a;
+  a.files = {"a/report.json"};
+  a.started_utc = {"2026-12-05T13:02:14Z"};
+  a.runs["w2"] = {sample_run(4.0), sample_run(4.2)};
+  a.rounds = {{0, LoadWait{30, 1.2, true}}, {1, LoadWait{0, 0.9, true}}};
+  a.mem_total_bytes = 25'000'000'000;
+  EarlierMeasurements b;
+  b.files = {"b/report.json"};
+  b.started_utc = {"2026-12-05T15:44:20Z"};
+  b.runs["w2"] = {sample_run(5.0)};
+  b.runs["w4"] = {sample_run(3.0)};
+  b.rounds = {{0, LoadWait{60, 1.4, true}}};
+  b.mem_total_bytes = 24'000'000'000;
+  const EarlierMeasurements pooled = pool_measurements({a, b});
+  ASSERT_EQ(pooled.runs.at("w2").size(), 3u);
+  expect_same_run(pooled.runs.at("w2")[2], sample_run(5.0));
+  EXPECT_EQ(pooled.runs.at("w4").size(), 1u);
+  ASSERT_EQ(pooled.rounds.size(), 3u);
+  EXPECT_EQ(pooled.rounds[2].round, 2);
+  EXPECT_DOUBLE_EQ(pooled.rounds[2].wait.waited_s, 60);
+  EXPECT_EQ(pooled.files.size(), 2u);
+  EXPECT_EQ(pooled.started_utc.back(), "2026-12-05T15:44:20Z");
+  EXPECT_EQ(pooled.mem_total_bytes, std::optional<std::uint64_t>(25'000'000'000));
+  b.runner = "pytorch";
+  try {
+    (void)pool_measurements({a, b});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("b/report.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a/report.json by the libtorch runner"), std::string::npos) << e.what();
+  }
+}
+
+// pool-profiles reads what it needs of a session from its report, and pools only sessions of
+// one workload, batch size, machine, LibTorch and runner.
+TEST(ReportReader, OnlySessionsOfOneKindPool) {
+  ScratchDir dir;
+  testing::write_text(dir / "s/report.json",
+                      R"({"tool": "edgetwin-validate", "session": {"workload": "lenet-jpeg-folder", "calibration": {"batch_size": 16},
+                          "host": {"name": "vm", "cpu_model": "AMD EPYC", "cores": 2}, "libtorch_version": "1.13.0"}})");
+  const CalibratedSession s = read_calibrated_session(dir / "s");
+  EXPECT_EQ(s.workload, "lenet-jpeg-folder");
+  EXPECT_EQ(s.batch_size, 16);
+  EXPECT_EQ(s.cores, 2);
+  EXPECT_EQ(s.runner, "libtorch");  // reports from before --runner
+  EXPECT_NO_THROW(check_poolable(s, s));
+  CalibratedSession other = s;
+  other.report = "t/report.json";
+  other.batch_size = 32;
+  try {
+    check_poolable(s, other);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("t/report.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("session.calibration.batch_size"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected 16"), std::string::npos) << e.what();
+  }
+  other = s;
+  other.runner = "pytorch";
+  EXPECT_THROW(check_poolable(s, other), ConfigError);
+  EXPECT_THROW((void)read_calibrated_session(dir / "missing"), ConfigError);
+}
+
 // A re-score predicts the RAM the runs had: the balloon their session planned, not one planned
 // from the free memory of the moment (the runs' own median where a resumed session re-planned).
 TEST(ReportReader, ARescoredBalloonIsTheOneTheRunsWerePlannedWith) {
@@ -437,6 +503,42 @@ TEST(FollowDrift, ProbesAreAppendedAndReadBackWithoutACutLine) {
   EXPECT_DOUBLE_EQ(probes[1].load_s_per_sample, 3e-4);
   calibration.forget_drift_probes();
   EXPECT_TRUE(calibration.drift_probes().empty());
+}
+
+// Two sessions' calibrations pool as one session's rounds would: session A's rounds calibrated
+// 4 and 5 ms a step of 16 and B's 3 ms, so the pooled step is their median, 4 ms; the probes of
+// both (5, 7 and 6 ms) scale it by 6 / 4; their loading (30, 36, 33 us) is the rounds' median
+// fetch 3 us + preprocess 30 us, so the loader costs stay. A directory without rounds is named.
+TEST(PoolSessions, EveryRoundOfEachSessionAndTheProbesOfAll) {
+  ScratchDir dir;
+  const auto session = [&](const std::string& name, const std::vector<ProfileSpec>& rounds,
+                           const std::vector<DriftProbe>& probes) {
+    InterleavedCalibration calibration("lenet-mnist", "x", [&](int r) {
+      calibrate::ProfileDocument doc;
+      doc.profile = rounds[static_cast<std::size_t>(r)];
+      doc.profile.created = "2026-12-05T16:00:00Z";
+      doc.profile.command = "edgetwin-calibrate run";
+      return doc;
+    }, dir / name);
+    for (std::size_t r = 0; r < rounds.size(); ++r) calibration.run(static_cast<int>(r));
+    for (const auto& p : probes) calibration.record_drift_probe(p);
+    return dir / name;
+  };
+  const auto a = session("a", {round_profile(2e-6, {1, 16}, {1e-3, 4e-3}), round_profile(9e-6, {1, 16}, {2e-3, 5e-3})},
+                         {{5e-3, 30e-6}});
+  const auto b = session("b", {round_profile(3e-6, {1, 16}, {1.5e-3, 3e-3})}, {{7e-3, 36e-6}, {6e-3, 33e-6}});
+  const auto doc = pool_sessions({a, b}, 16, "edgetwin-validate pool-profiles", {"vm", "AMD EPYC", 2, "1.13.0", ""});
+  const CostSpec& c = doc.profile.costs;
+  EXPECT_DOUBLE_EQ(c.compute.seconds[1], 4e-3 * 6.0 / 4.0);
+  EXPECT_DOUBLE_EQ(c.compute.seconds[0], 1.5e-3 * 6.0 / 4.0);
+  EXPECT_DOUBLE_EQ(c.fetch_cpu_s_per_sample, 3e-6);
+  EXPECT_EQ(doc.profile.command, "edgetwin-validate pool-profiles: median of 3 rounds of 2 sessions");
+  try {
+    (void)pool_sessions({a, dir / "empty"}, 16, "x", {});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("empty/round-1.toml"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
