@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto file = fuzz::write_input("report.json", data, size);
   try {
     const validate::EarlierMeasurements m = validate::read_measurements(file);
-    FUZZ_CHECK(m.file == file, "measurements of another file");
+    FUZZ_CHECK(m.files.size() == 1 && m.files.front() == file, "measurements of another file");
   } catch (const ConfigError& e) {
     FUZZ_CHECK(e.diagnostics().size() == 1 && e.diagnostics().front().file == file.string(),
                "a report problem that does not name the report");

@@ -224,7 +224,7 @@ TEST_F(BadShards, AHeaderWhoseFormatIsNotAStringIsNoShard) {
 // count that JSON holds as a float (1e30, 2.5, -1.0) was cast to size_t, which is undefined.
 TEST_F(BadShards, ACountThatIsNotAnIntegerIsADamagedHeader) {
   const std::string text = read_text(shard(2));
-  for (const std::string& bad : {"1e30", "2.5", "-1"}) {
+  for (const std::string bad : {"1e30", "2.5", "-1"}) {
     std::string edited = text;
     const auto at = edited.find("\"chunks\":");
     ASSERT_NE(at, std::string::npos);
