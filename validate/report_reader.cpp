@@ -80,6 +80,21 @@ EarlierMeasurements read_measurements(const std::vector<std::filesystem::path>& 
   return pool_measurements(sessions);
 }
 
+namespace {
+
+// A balloon was planned to leave the same free RAM in every session; a re-score predicts with
+// the first session's memory, so another session's balloon is moved by the difference in the
+// memory available at their starts, or a pooled median would mix two sessions' free RAM.
+std::uint64_t in_first_sessions_memory(std::uint64_t planned, const EarlierMeasurements& session,
+                                       const EarlierMeasurements& first) {
+  if (planned == 0 || !session.mem_available_at_start_bytes || !first.mem_available_at_start_bytes) return planned;
+  const auto shifted = static_cast<long double>(planned) + static_cast<long double>(*first.mem_available_at_start_bytes) -
+                       static_cast<long double>(*session.mem_available_at_start_bytes);
+  return shifted > 0 ? static_cast<std::uint64_t>(shifted) : 0;
+}
+
+}  // namespace
+
 EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& sessions) {
   if (sessions.empty()) throw std::invalid_argument("pool_measurements: no sessions");
   EarlierMeasurements pooled = sessions.front();
@@ -94,7 +109,10 @@ EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& se
     pooled.started_utc.insert(pooled.started_utc.end(), s->started_utc.begin(), s->started_utc.end());
     for (const auto& [config, runs] : s->runs) {
       auto& into = pooled.runs[config];
-      into.insert(into.end(), runs.begin(), runs.end());
+      for (MeasuredRun run : runs) {
+        run.balloon_planned_bytes = in_first_sessions_memory(run.balloon_planned_bytes, *s, pooled);
+        into.push_back(std::move(run));
+      }
     }
     for (RoundRecord r : s->rounds) {
       r.round += rounds;

@@ -41,7 +41,9 @@ EarlierMeasurements read_measurements(const std::vector<std::filesystem::path>& 
 
 // The sessions as one: each configuration's runs in the order of the sessions, the rounds
 // numbered on from one session to the next, the first session's memory (the one a re-score
-// predicts with). Sessions of different runners are a ConfigError naming both files.
+// predicts with), and each later session's planned balloons moved by its difference in memory
+// available at the start, so that they leave the RAM free they left in their session.
+// Sessions of different runners are a ConfigError naming both files.
 EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& sessions);
 
 // What pooling a session's calibrations needs from its report (edgetwin-validate pool-profiles).

@@ -137,6 +137,24 @@ TEST(ReportReader, SessionsPoolTheirRunsAndNumberTheirRoundsOn) {
   EXPECT_EQ(pooled.started_utc.back(), "2026-12-05T15:44:20Z");
   EXPECT_EQ(pooled.mem_total_bytes, std::optional<std::uint64_t>(25'000'000'000));
   b.runner = "pytorch";
+  EXPECT_THROW((void)pool_measurements({a, b}), ConfigError);
+  b.runner = "libtorch";
+  // Session B started with 108 MB less available, so its balloon was planned 108 MB smaller to
+  // leave the same RAM free: in A's memory it is A's balloon again; a session without a
+  // balloon, or without the memory recorded, keeps its runs' plans.
+  a.mem_available_at_start_bytes = 24'788'226'048;
+  b.mem_available_at_start_bytes = 24'680'308'736;
+  a.runs["balloon"] = {sample_run(5.0)};
+  a.runs["balloon"][0].balloon_planned_bytes = 24'050'241'536;
+  b.runs["balloon"] = {sample_run(5.2)};
+  b.runs["balloon"][0].balloon_planned_bytes = 23'942'324'224;
+  b.runs["w2"][0].balloon_planned_bytes = 0;
+  const EarlierMeasurements moved = pool_measurements({a, b});
+  EXPECT_EQ(moved.runs.at("balloon")[1].balloon_planned_bytes, 24'050'241'536u);
+  EXPECT_EQ(moved.runs.at("w2")[2].balloon_planned_bytes, 0u);
+  b.mem_available_at_start_bytes.reset();
+  EXPECT_EQ(pool_measurements({a, b}).runs.at("balloon")[1].balloon_planned_bytes, 23'942'324'224u);
+  b.runner = "pytorch";
   try {
     (void)pool_measurements({a, b});
     FAIL();
