@@ -53,6 +53,17 @@ auto read_report(const std::filesystem::path& report_json, const std::string& ke
   }
 }
 
+// A balloon was planned to leave the same free RAM in every session; a re-score predicts with
+// the first session's memory, so another session's balloon is moved by the difference in the
+// memory available at their starts, or a pooled median would mix two sessions' free RAM.
+std::uint64_t in_first_sessions_memory(std::uint64_t planned, const EarlierMeasurements& session,
+                                       const EarlierMeasurements& first) {
+  if (planned == 0 || !session.mem_available_at_start_bytes || !first.mem_available_at_start_bytes) return planned;
+  const auto shifted = static_cast<long double>(planned) + static_cast<long double>(*first.mem_available_at_start_bytes) -
+                       static_cast<long double>(*session.mem_available_at_start_bytes);
+  return shifted > 0 ? static_cast<std::uint64_t>(shifted) : 0;
+}
+
 }  // namespace
 
 EarlierMeasurements read_measurements(const std::filesystem::path& report_json) {
@@ -80,25 +91,9 @@ EarlierMeasurements read_measurements(const std::vector<std::filesystem::path>& 
   return pool_measurements(sessions);
 }
 
-namespace {
-
-// A balloon was planned to leave the same free RAM in every session; a re-score predicts with
-// the first session's memory, so another session's balloon is moved by the difference in the
-// memory available at their starts, or a pooled median would mix two sessions' free RAM.
-std::uint64_t in_first_sessions_memory(std::uint64_t planned, const EarlierMeasurements& session,
-                                       const EarlierMeasurements& first) {
-  if (planned == 0 || !session.mem_available_at_start_bytes || !first.mem_available_at_start_bytes) return planned;
-  const auto shifted = static_cast<long double>(planned) + static_cast<long double>(*first.mem_available_at_start_bytes) -
-                       static_cast<long double>(*session.mem_available_at_start_bytes);
-  return shifted > 0 ? static_cast<std::uint64_t>(shifted) : 0;
-}
-
-}  // namespace
-
 EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& sessions) {
   if (sessions.empty()) throw std::invalid_argument("pool_measurements: no sessions");
   EarlierMeasurements pooled = sessions.front();
-  int rounds = pooled.rounds.empty() ? 0 : pooled.rounds.back().round + 1;
   for (auto s = sessions.begin() + 1; s != sessions.end(); ++s) {
     if (s->runner != pooled.runner) {
       throw ConfigError({Diagnostic{s->files.front().string(), 0, 0, "--rescore",
@@ -114,11 +109,11 @@ EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& se
         into.push_back(std::move(run));
       }
     }
+    const int rounds_before = pooled.rounds.empty() ? 0 : pooled.rounds.back().round + 1;
     for (RoundRecord r : s->rounds) {
-      r.round += rounds;
+      r.round += rounds_before;
       pooled.rounds.push_back(r);
     }
-    if (!s->rounds.empty()) rounds = pooled.rounds.back().round + 1;
   }
   return pooled;
 }
