@@ -220,6 +220,10 @@ calibrate::ProfileDocument calibrate_in_process(const calibrate::CalibrationSetu
   calibrate::ProgressLine quiet(false, std::cerr, false);
   calibrate::CalibrationSetup setup = base;
   setup.command += fmt::format(" (round {})", round + 1);
+  // Another slice of the data each round: a slice read in the last round may still sit in
+  // the host's cache below a VM's disk, and its cold pass would price misses too low
+  // (calibrate/app/calibrator.cpp, measure_cache).
+  setup.seed = base.seed + 7919 * static_cast<std::uint64_t>(round);
   calibrate::Calibrator calibrator(setup, quiet);
   calibrator.check();
   return calibrate::build_profile(calibrator.run());

@@ -83,6 +83,15 @@ BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_facto
   return r;
 }
 
+// Each repetition reads a slice no earlier step read. Below a VM's guest page cache the host
+// caches the disk too: files read moments before (the sequential runs and the probes begin
+// the epoch at the same seed) came back at 1.1 ns a byte once evicted, files the host had
+// not seen for a while at 5-10 (docs/validation.md, *A second cache below the disk*), and a
+// run's cold epoch reads every file.
+std::uint64_t cache_slice_seed(std::uint64_t seed, int rep) {
+  return seed + 1'000'003 * static_cast<std::uint64_t>(rep + 1);
+}
+
 }  // namespace
 
 // The process's resident set before the dataset and model exist: LibTorch and the runtime.
@@ -346,6 +355,7 @@ void Calibrator::measure_cache() {
   spec.max_batches_per_epoch = p.cache_batches;
   spec.input = InputMode::load_only;
   for (int rep = 0; rep < p.cache_repetitions; ++rep) {
+    spec.seed = cache_slice_seed(setup_.seed, rep);
     evict_files(dataset_->files());
     cache.residency_after_evict = files_residency(dataset_->files()).fraction();
     if (per_sample_files) {

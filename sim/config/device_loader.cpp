@@ -148,6 +148,7 @@ void read_memory(TomlReader& reader, MemorySpec& memory) {
   }
   read_steps(reader, "memory.available_emc_freqs_hz", "memory.emc_freq_hz", memory.emc_freq_hz,
              memory.available_emc_freqs_hz);
+  reader.read_bool("memory.page_cache_refault_activation", memory.page_cache_refault_activation, Presence::optional);
   read_provenance(reader, "provenance.memory", memory.provenance);
 }
 

@@ -75,6 +75,9 @@ struct MemorySpec {
   double ram_bytes = 0;
   double bandwidth_bytes_per_s = 0;  // at emc_freq_hz; page-cache hits and host-to-device copies share it
   double os_base_bytes = 0;          // RAM used by the OS and services before training starts
+  // The kernel activates a refaulting page whose refault distance is within the active list
+  // (mm/workingset.c, Linux 3.15 on): sim/model/page_cache.hpp. False: the two lists alone.
+  bool page_cache_refault_activation = true;
   double emc_freq_hz = 0;            // memory clock the bandwidth is quoted at; 0: not settable
   std::vector<double> available_emc_freqs_hz;  // ascending; bandwidth scales linearly with the clock
   Provenance provenance;

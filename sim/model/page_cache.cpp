@@ -7,13 +7,15 @@
 
 namespace edgetwin {
 
-PageCache::PageCache(std::int64_t items, double item_bytes, double capacity_bytes)
+PageCache::PageCache(std::int64_t items, double item_bytes, double capacity_bytes, Refaults refaults)
     : item_bytes_(item_bytes),
       capacity_items_(std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(capacity_bytes / item_bytes)))),
       max_active_(max_active_items(capacity_items_, capacity_bytes)),
       state_(static_cast<std::size_t>(items), State::absent),
       prev_(static_cast<std::size_t>(items), -1),
-      next_(static_cast<std::size_t>(items), -1) {
+      next_(static_cast<std::size_t>(items), -1),
+      refaults_(refaults),
+      shadow_age_(refaults == Refaults::activate ? static_cast<std::size_t>(items) : 0, 0) {
   if (items > std::numeric_limits<Link>::max())
     throw std::length_error("page cache: more than 2^31 samples in one dataset");
 }
@@ -33,19 +35,37 @@ bool PageCache::access(std::int64_t sample) {
       return true;
     case State::inactive:
       unlink(inactive_, item);
-      state_[item] = State::active;
-      push_head(active_, item);
-      balance_active();
+      activate(item);
       return true;
     case State::absent:
+    case State::evicted:
       break;
   }
   if (resident_items() >= capacity_items_) ++misses_when_full_;
   if (capacity_items_ == 0) return false;
   while (resident_items() >= capacity_items_) evict_one();
-  state_[item] = State::inactive;
-  push_head(inactive_, item);
+  if (refault_is_recent(item)) {
+    activate(item);
+  } else {
+    state_[item] = State::inactive;
+    push_head(inactive_, item);
+  }
   return false;
+}
+
+bool PageCache::refault_is_recent(Link item) const {
+  if (refaults_ == Refaults::ignore || state_[item] != State::evicted) return false;
+  const std::uint32_t distance = nonresident_age_ - shadow_age_[item];
+  return static_cast<std::int64_t>(distance) <= active_.size;
+}
+
+// Both ways onto the active list age the non-resident items, as workingset_activation and
+// workingset_refault do.
+void PageCache::activate(Link item) {
+  state_[item] = State::active;
+  push_head(active_, item);
+  ++nonresident_age_;
+  balance_active();
 }
 
 void PageCache::clear() {
@@ -81,7 +101,12 @@ void PageCache::evict_one() {
   List& victims = inactive_.size > 0 ? inactive_ : active_;
   const auto item = victims.tail;
   unlink(victims, item);
-  state_[item] = State::absent;
+  if (refaults_ == Refaults::activate) {
+    state_[item] = State::evicted;
+    shadow_age_[item] = nonresident_age_++;
+  } else {
+    state_[item] = State::absent;
+  }
 }
 
 void PageCache::balance_active() {

@@ -11,7 +11,9 @@ TrainingDevice::TrainingDevice(const DeviceSpec& device, const StorageSpec& stor
       work_(device, workload, storage) {
   if (platform_.has_energy()) energy_ = std::make_unique<EnergyMeter>(platform_, run.dvfs);
   if (workload.dataset.layout == DatasetLayout::file_per_sample) {
-    cache_ = std::make_unique<PageCache>(workload.dataset.samples, workload.dataset.sample_bytes, cache_capacity_bytes);
+    cache_ = std::make_unique<PageCache>(workload.dataset.samples, workload.dataset.sample_bytes, cache_capacity_bytes,
+                                         device.memory.page_cache_refault_activation ? Refaults::activate
+                                                                                     : Refaults::ignore);
     if (run.cache == CacheStart::warm) cache_->fill_in_order();
   }
   pipeline_ = std::make_unique<Pipeline>(platform_, work_, workload.dataset, run.loader, cache_.get(), sampler,

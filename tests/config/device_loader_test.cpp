@@ -168,6 +168,15 @@ TEST_F(DeviceLoader, InfiniteBandwidthIsRejected) {
               ElementsAre(at("23:23: storage.nvme.read_bw_bytes_per_s: expected a positive number (bytes/s), got inf")));
 }
 
+TEST_F(DeviceLoader, RefaultActivationIsOnUnlessTheFileTurnsItOff) {
+  EXPECT_TRUE(load_device(scratch_.write("device.toml", std::string(kDevice))).memory.page_cache_refault_activation);
+  const std::string off = replaced(kDevice, "os_base_bytes = 1e9\n", "os_base_bytes = 1e9\npage_cache_refault_activation = false\n");
+  EXPECT_FALSE(load_device(scratch_.write("device.toml", off)).memory.page_cache_refault_activation);
+  const auto errors = errors_after("os_base_bytes = 1e9\n", "os_base_bytes = 1e9\npage_cache_refault_activation = 1\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], ::testing::HasSubstr("17:33: memory.page_cache_refault_activation: expected"));
+}
+
 TEST_F(DeviceLoader, OsUseMustLeaveSomeRam) {
   EXPECT_THAT(errors_after("os_base_bytes = 1e9", "os_base_bytes = 9e9"),
               ElementsAre(at("16:17: memory.os_base_bytes: expected less than memory.ram_bytes (8000000000 bytes), "
