@@ -86,8 +86,8 @@ BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_facto
 // Each repetition reads a slice no earlier step read. Below a VM's guest page cache the host
 // caches the disk too: files read moments before (the sequential runs and the probes begin
 // the epoch at the same seed) came back at 1.1 ns a byte once evicted, files the host had
-// not seen for a while at 5-10 (docs/validation.md, *A second cache below the disk*), and a
-// run's cold epoch reads every file.
+// not seen for a while at 5-10, and a run's cold epoch reads every file (docs/validation.md,
+// *Refaults, and a second cache below the disk*).
 std::uint64_t cache_slice_seed(std::uint64_t seed, int rep) {
   return seed + 1'000'003 * static_cast<std::uint64_t>(rep + 1);
 }
