@@ -105,7 +105,7 @@ EarlierMeasurements pool_measurements(const std::vector<EarlierMeasurements>& se
     for (const auto& [config, runs] : s->runs) {
       auto& into = pooled.runs[config];
       for (MeasuredRun run : runs) {
-        run.balloon_planned_bytes = in_first_sessions_memory(run.balloon_planned_bytes, *s, pooled);
+        run.balloon_planned_bytes = in_first_sessions_memory(run.balloon_planned_bytes, *s, sessions.front());
         into.push_back(std::move(run));
       }
     }

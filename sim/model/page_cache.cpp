@@ -54,7 +54,7 @@ bool PageCache::access(std::int64_t sample) {
 }
 
 bool PageCache::refault_is_recent(Link item) const {
-  if (refaults_ == Refaults::ignore || state_[item] != State::evicted) return false;
+  if (state_[item] != State::evicted) return false;  // only Refaults::activate leaves shadows
   const std::uint32_t distance = nonresident_age_ - shadow_age_[item];
   return static_cast<std::int64_t>(distance) <= active_.size;
 }
