@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages edgetwin needs. `--sim` installs only what the simulator
 # (edgetwin predict) needs; the default installs everything the tests need too (LibTorch,
-# GoogleTest, libjpeg-turbo, gnuplot, clang 14 with its sanitizer and libFuzzer runtimes and
+# GoogleTest, libjpeg-turbo, zlib, the real Fashion-MNIST (dataset-fashion-mnist) for
+# edgetwin-federate's worked example, gnuplot, clang 14 with its sanitizer and libFuzzer runtimes and
 # llvm-symbolizer for scripts/sanitize.sh, Open MPI for `edgetwin sweep --mpi`, and Python's PyTorch,
 # torchvision and pytest for `edgetwin-validate --runner pytorch` and python/); both
 # install jemalloc, which edgetwin links where present. Packages already present are left as
@@ -9,8 +10,9 @@
 set -euo pipefail
 
 sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-              libjemalloc-dev libboost-dev)
-all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev gnuplot-nox
+              libjemalloc-dev libboost-dev libxxhash-dev)
+all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev zlib1g-dev
+              dataset-fashion-mnist gnuplot-nox
               clang-14 libclang-rt-14-dev llvm-14 openmpi-bin libopenmpi-dev
               python3-torch python3-torchvision python3-pytest)
 

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "calibrate/datasets/dataset_error.hpp"
 #include "sim/app/output_file.hpp"
@@ -26,6 +27,36 @@ std::vector<std::uint8_t> read_binary_file(const std::filesystem::path& file) {
     throw DatasetError(file, static_cast<std::uint64_t>(in.gcount()), "read failed");
   }
   return bytes;
+}
+
+std::vector<std::uint8_t> read_gzip_file(const std::filesystem::path& file, std::uint64_t max_bytes) {
+  const std::vector<std::uint8_t> packed = read_binary_file(file);
+  z_stream stream{};
+  // 16 + MAX_WBITS: a gzip header and trailer, as gzip writes them (zlib's inflateInit2 manual).
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw DatasetError(file, std::nullopt, "zlib cannot start");
+  stream.next_in = const_cast<Bytef*>(packed.data());
+  stream.avail_in = static_cast<uInt>(packed.size());
+  std::vector<std::uint8_t> out;
+  constexpr std::size_t kChunk = 1 << 20;
+  int status = Z_OK;
+  while (status == Z_OK) {
+    if (out.size() >= max_bytes) {
+      inflateEnd(&stream);
+      throw DatasetError(file, stream.total_in, fmt::format("inflates to more than {} bytes", max_bytes));
+    }
+    const std::size_t before = out.size();
+    out.resize(before + kChunk);
+    stream.next_out = out.data() + before;
+    stream.avail_out = static_cast<uInt>(kChunk);
+    status = inflate(&stream, Z_NO_FLUSH);
+    out.resize(before + kChunk - stream.avail_out);
+  }
+  const std::uint64_t read = stream.total_in;
+  const bool ended = status == Z_STREAM_END;
+  const char* reason = stream.msg != nullptr ? stream.msg : "the stream ends before its trailer";
+  inflateEnd(&stream);
+  if (!ended) throw DatasetError(file, read, fmt::format("not a whole gzip stream: {}", reason));
+  return out;
 }
 
 // Whole or absent under a kill; not fsynced: a dataset is thousands of files, remade at will.

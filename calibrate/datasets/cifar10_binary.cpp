@@ -37,12 +37,11 @@ void append_records(const std::filesystem::path& file, const std::vector<std::ui
 
 std::string cifar10_batch_file_name(int k) { return fmt::format("data_batch_{}.bin", k); }
 
-Cifar10Dataset::Cifar10Dataset(const std::filesystem::path& dir) {
-  for (int k = 1; k <= kCifarBatchFiles; ++k) {
-    const std::filesystem::path file = dir / cifar10_batch_file_name(k);
-    files_.push_back(file);
-    append_records(file, read_binary_file(file), pixels_, labels_);
-  }
+Cifar10Dataset::Cifar10Dataset(const std::filesystem::path& dir, DatasetSplit split) {
+  if (split == DatasetSplit::test) files_.push_back(dir / "test_batch.bin");
+  else
+    for (int k = 1; k <= kCifarBatchFiles; ++k) files_.push_back(dir / cifar10_batch_file_name(k));
+  for (const auto& file : files_) append_records(file, read_binary_file(file), pixels_, labels_);
 }
 
 EncodedSample Cifar10Dataset::fetch(std::size_t index) const {

@@ -22,8 +22,9 @@ inline constexpr int kCifarBatchFiles = 5;
 
 class Cifar10Dataset : public Dataset {
  public:
-  // Reads dir/data_batch_1.bin .. dir/data_batch_5.bin in that order.
-  explicit Cifar10Dataset(const std::filesystem::path& dir);
+  // Reads dir/data_batch_1.bin .. dir/data_batch_5.bin in that order (dir/test_batch.bin for
+  // the test split).
+  explicit Cifar10Dataset(const std::filesystem::path& dir, DatasetSplit split = DatasetSplit::train);
 
   DatasetFormat format() const override { return DatasetFormat::cifar10; }
   std::size_t size() const override { return labels_.size(); }

@@ -15,6 +15,9 @@ enum class DatasetFormat {
   jpeg_folder,  // ImageFolder layout root/<class>/<name>.jpg
 };
 
+// The two halves a data set ships as: what is trained on and what is held out for testing.
+enum class DatasetSplit { train, test };
+
 std::string to_string(DatasetFormat format);
 DatasetFormat parse_dataset_format(std::string_view name);
 

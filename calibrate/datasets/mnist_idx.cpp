@@ -29,14 +29,31 @@ void check_size(std::uint64_t actual, std::uint64_t header, std::uint64_t payloa
   }
 }
 
+// No IDX file of a real data set comes near this: MNIST's images inflate to 47 MB.
+constexpr std::uint64_t kMaxInflatedBytes = std::uint64_t{4} << 30;
+
+// dir/<split>-<kind>, or the same name with .gz when only that is there.
+std::filesystem::path idx_file(const std::filesystem::path& dir, DatasetSplit split, std::string_view kind) {
+  const std::filesystem::path plain = dir / fmt::format("{}-{}", split == DatasetSplit::test ? "t10k" : "train", kind);
+  std::error_code error;
+  if (std::filesystem::exists(plain, error)) return plain;
+  std::filesystem::path gzipped = plain;
+  gzipped += ".gz";
+  return std::filesystem::exists(gzipped, error) ? gzipped : plain;
+}
+
+std::vector<std::uint8_t> read_idx_file(const std::filesystem::path& file) {
+  return file.extension() == ".gz" ? read_gzip_file(file, kMaxInflatedBytes) : read_binary_file(file);
+}
+
 }  // namespace
 
-MnistIdxDataset::MnistIdxDataset(const std::filesystem::path& dir)
-    : MnistIdxDataset(dir / kMnistImagesFile, dir / kMnistLabelsFile) {}
+MnistIdxDataset::MnistIdxDataset(const std::filesystem::path& dir, DatasetSplit split)
+    : MnistIdxDataset(idx_file(dir, split, "images-idx3-ubyte"), idx_file(dir, split, "labels-idx1-ubyte")) {}
 
 MnistIdxDataset::MnistIdxDataset(const std::filesystem::path& images_file, const std::filesystem::path& labels_file)
     : images_file_(images_file), labels_file_(labels_file) {
-  std::vector<std::uint8_t> images = read_binary_file(images_file_);
+  std::vector<std::uint8_t> images = read_idx_file(images_file_);
   check_magic(images, kMnistImagesMagic, images_file_);
   const std::uint32_t count = read_be_u32(images, 4, images_file_, "image count");
   rows_ = static_cast<int>(read_be_u32(images, 8, images_file_, "rows"));
@@ -48,7 +65,7 @@ MnistIdxDataset::MnistIdxDataset(const std::filesystem::path& images_file, const
   check_size(images.size(), kImagesHeaderBytes, pixel_bytes, images_file_, "pixels");
   pixels_ = std::move(images);  // kept whole, header included, to avoid copying 47 MB again
 
-  std::vector<std::uint8_t> labels = read_binary_file(labels_file_);
+  std::vector<std::uint8_t> labels = read_idx_file(labels_file_);
   check_magic(labels, kMnistLabelsMagic, labels_file_);
   const std::uint32_t label_count = read_be_u32(labels, 4, labels_file_, "label count");
   check_size(labels.size(), kLabelsHeaderBytes, label_count, labels_file_, "labels");

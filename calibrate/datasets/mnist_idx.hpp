@@ -3,6 +3,9 @@
 // File layout (all integers big-endian):
 //   train-images-idx3-ubyte: u32 magic 2051, u32 count, u32 rows, u32 cols, count*rows*cols bytes
 //   train-labels-idx1-ubyte: u32 magic 2049, u32 count, count label bytes (0..9)
+// The test split is t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte. Each file may be
+// gzip'ed as MNIST and Fashion-MNIST ship (a name ending in .gz, read through zlib); the plain
+// file wins when both are there.
 // Contract: the reader loads both files into RAM once (as torchvision's MNIST does) and checks
 // magic, header length, file size against the header and matching counts; every problem is a
 // DatasetError with the file and byte offset. fetch(i) copies rows*cols bytes.
@@ -23,8 +26,9 @@ inline constexpr const char* kMnistLabelsFile = "train-labels-idx1-ubyte";
 
 class MnistIdxDataset : public Dataset {
  public:
-  // Reads dir/train-images-idx3-ubyte and dir/train-labels-idx1-ubyte.
-  explicit MnistIdxDataset(const std::filesystem::path& dir);
+  // Reads dir/train-images-idx3-ubyte and dir/train-labels-idx1-ubyte (t10k-* for the test
+  // split), plain or .gz.
+  explicit MnistIdxDataset(const std::filesystem::path& dir, DatasetSplit split = DatasetSplit::train);
   MnistIdxDataset(const std::filesystem::path& images_file, const std::filesystem::path& labels_file);
 
   DatasetFormat format() const override { return DatasetFormat::mnist; }

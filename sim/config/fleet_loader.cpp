@@ -16,6 +16,7 @@ constexpr std::array<std::string_view, 2> kSelections{"random", "all"};
 constexpr std::array<std::string_view, 3> kIdleStates{"dvfs-on", "dvfs-off", "suspend"};
 constexpr std::array<std::string_view, 3> kDistributions{"fixed", "uniform", "lognormal"};
 constexpr std::array<std::string_view, 1> kAvailabilityWords{"always"};
+constexpr std::array<std::string_view, 3> kPartitions{"iid", "dirichlet", "shards"};
 // Over-commitment selects ceil(f x K) clients: FedScale and Bonawitz et al. use 1.3; beyond
 // 100 it is a typo (and f x K must stay a count).
 constexpr double kMaxOverCommitment = 100;
@@ -245,6 +246,56 @@ void read_networks(TomlReader& reader, FleetSpec& fleet, const std::filesystem::
   }
 }
 
+// "iid", or { kind = "dirichlet", alpha = A }, or { kind = "shards", classes_per_client = k }.
+void read_partition(TomlReader& reader, const std::string& key, PartitionSpec& p) {
+  if (!reader.contains(key)) return;
+  std::string kind;
+  const std::string kind_key = reader.contains(key + ".kind") ? key + ".kind" : key;
+  if (!reader.read_choice(kind_key, kind, Presence::required, kPartitions)) return;
+  if (kind == "dirichlet") {
+    p.kind = PartitionSpec::Kind::dirichlet;
+    if (kind_key == key) reader.add_error(key, "a label-Dirichlet partition needs its alpha: { kind = \"dirichlet\", alpha = 0.5 }");
+    else reader.read_number(key + ".alpha", p.alpha, Presence::required, Bound::positive, "concentration");
+  } else if (kind == "shards") {
+    p.kind = PartitionSpec::Kind::shards;
+    if (kind_key == key)
+      reader.add_error(key, "a shards partition needs its classes per client: { kind = \"shards\", classes_per_client = 2 }");
+    else
+      reader.read_count(key + ".classes_per_client", p.classes_per_client, Presence::required, Bound::positive, "classes");
+  } else {
+    p.kind = PartitionSpec::Kind::iid;
+  }
+}
+
+void read_learning(TomlReader& reader, FleetSpec& fleet) {
+  if (!reader.has("learning")) return;
+  LearningSpec l;
+  reader.read_string("learning.data", l.data, Presence::required);
+  reader.read_string("learning.format", l.format, Presence::optional);
+  reader.read_string("learning.test_data", l.test_data, Presence::optional);
+  reader.read_count("learning.max_test_samples", l.max_test_samples, Presence::optional, Bound::non_negative, "samples");
+  reader.read_string("learning.torchscript", l.torchscript, Presence::optional);
+  reader.read_count("learning.crop_size", l.crop_size, Presence::optional, Bound::positive, "pixels");
+  read_partition(reader, "learning.partition", l.partition);
+  reader.read_bool("learning.sample_with_replacement", l.sample_with_replacement, Presence::optional);
+  reader.read_number("learning.learning_rate", l.learning_rate, Presence::optional, Bound::positive, "learning rate");
+  reader.read_number("learning.momentum", l.momentum, Presence::optional, Bound::fraction, "");
+  if (l.momentum >= 1) reader.add_error("learning.momentum", fmt::format("expected 0 <= momentum < 1, got {}", l.momentum));
+  reader.read_number("learning.proximal_mu", l.proximal_mu, Presence::optional, Bound::non_negative, "");
+  reader.read_number("learning.server_learning_rate", l.server_learning_rate, Presence::optional, Bound::positive,
+                     "learning rate");
+  reader.read_number("learning.server_momentum", l.server_momentum, Presence::optional, Bound::fraction, "");
+  if (l.server_momentum >= 1)
+    reader.add_error("learning.server_momentum", fmt::format("expected 0 <= momentum < 1, got {}", l.server_momentum));
+  reader.read_count("learning.evaluate_every", l.evaluate_every, Presence::optional, Bound::positive, "rounds");
+  double target = 0;
+  if (reader.contains("learning.target_accuracy") &&
+      reader.read_number("learning.target_accuracy", target, Presence::optional, Bound::positive_fraction,
+                         "test accuracy"))
+    l.target_accuracy = target;
+  fleet.learning = std::move(l);
+}
+
 void check_clients(TomlReader& reader, const FleetSpec& fleet, std::int64_t max_devices) {
   const std::int64_t devices = fleet_size(fleet);
   if (devices > max_devices)
@@ -292,6 +343,7 @@ FleetSpec load_fleet(const std::filesystem::path& file, std::int64_t max_devices
     read_groups(reader, fleet);
     read_networks(reader, fleet, file);
     check_clients(reader, fleet, max_devices);
+    read_learning(reader, fleet);
     read_provenance(reader, "provenance.fleet", fleet.provenance);
   }
   reader.finish();

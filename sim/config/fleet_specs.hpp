@@ -95,6 +95,37 @@ struct RoundSpec {
   double suspend_min_gap_s = 30;
 };
 
+// How a learning run (edgetwin-federate) splits the training set over the fleet's devices.
+struct PartitionSpec {
+  enum class Kind { iid, dirichlet, shards };
+  Kind kind = Kind::iid;
+  double alpha = 0;            // dirichlet: concentration of each device's label mix
+  int classes_per_client = 0;  // shards: the classes each device holds
+};
+
+// What a learning run trains for real while the rounds are simulated ([learning],
+// docs/schema.md). Paths are as written; edgetwin-federate resolves them against the fleet
+// file's directory and reports problems at these keys. plan-round reads the table and ignores it.
+struct LearningSpec {
+  std::string data;           // the training set's directory
+  std::string format = "mnist";  // mnist (IDX, plain or gzip'ed), cifar10 (binary), jpeg-folder
+  std::string test_data;      // "": the training directory's test split (IDX t10k-*, CIFAR test_batch.bin)
+  std::int64_t max_test_samples = 0;  // evaluate on the first N test samples; 0 = all
+  std::string torchscript;    // a TorchScript model; "": the workload's model by name
+  int crop_size = 224;        // jpeg-folder: the side images are cropped to
+  PartitionSpec partition;
+  bool sample_with_replacement = false;  // devices may hold more samples in all than the set has
+  // Client SGD: the Jetson study's (docs/catalogue.md). FedProx's mu adds mu/2 |w - w_global|^2.
+  double learning_rate = 0.01;
+  double momentum = 0.9;
+  double proximal_mu = 0;
+  // The server's step on the averaged update (FedAvgM); 1 and 0 are plain FedAvg.
+  double server_learning_rate = 1;
+  double server_momentum = 0;
+  int evaluate_every = 1;  // rounds between evaluations of the global model (and the last)
+  std::optional<double> target_accuracy;  // test accuracy in (0, 1]
+};
+
 struct FleetSpec {
   std::string name;
   std::string description;
@@ -105,6 +136,7 @@ struct FleetSpec {
   ServerSpec server;
   std::vector<DeviceGroupSpec> groups;
   std::map<std::string, NetworkSpec> networks;  // every class a group names
+  std::optional<LearningSpec> learning;
   Provenance provenance;
 };
 

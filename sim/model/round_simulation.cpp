@@ -99,8 +99,11 @@ struct DeviceState {
 
 class Rounds {
  public:
-  Rounds(const ServerSpec& server, const RoundSettings& settings, const std::vector<RoundDevice>& devices)
-      : server_(server), settings_(settings), specs_(devices) {
+  Rounds(const ServerSpec& server, const RoundSettings& settings, const std::vector<RoundDevice>& devices,
+         RoundHooks hooks)
+      : server_(server), settings_(settings), specs_(devices), listener_(hooks.listener) {
+    if (hooks.selection == nullptr) default_selection_ = make_client_selection(settings.selection, settings.seed);
+    selection_ = hooks.selection != nullptr ? hooks.selection : default_selection_.get();
     bool energy = false;
     for (const auto& d : devices) energy = energy || (d.profiles.empty() && d.device.power.has_value());
     session_ = std::make_unique<EngineSession>(energy);
@@ -127,27 +130,7 @@ class Rounds {
 
  private:
   bool available(std::size_t d, int round, double t) const {
-    const RoundDevice& spec = specs_[d];
-    switch (spec.availability.kind) {
-      case AvailabilitySpec::Kind::always: return true;
-      case AvailabilitySpec::Kind::probability:
-        return SeededRandom(mixed_seed(settings_.seed, static_cast<std::uint64_t>(round) + 1, d + 1)).uniform() <
-               spec.availability.probability;
-      case AvailabilitySpec::Kind::trace: return spec.trace->active_at(spec.index_in_group, t);
-    }
-    return false;
-  }
-
-  std::vector<std::size_t> select(const std::vector<std::size_t>& candidates, int round) const {
-    if (settings_.selection == Selection::all) return candidates;
-    const auto wanted = static_cast<std::size_t>(
-        std::ceil(settings_.over_commitment * static_cast<double>(settings_.clients_per_round) - 1e-9));
-    std::vector<std::size_t> chosen = candidates;
-    SeededRandom random(mixed_seed(settings_.seed, static_cast<std::uint64_t>(round) + 1, 0));
-    for (std::size_t i = chosen.size(); i > 1; --i) std::swap(chosen[i - 1], chosen[random.below(i)]);
-    chosen.resize(std::min(wanted, chosen.size()));
-    std::sort(chosen.begin(), chosen.end());
-    return chosen;
+    return device_available(specs_[d], d, round, t, settings_.seed);
   }
 
   void start_round(int round) {
@@ -158,7 +141,8 @@ class Rounds {
     std::vector<std::size_t> candidates;
     for (std::size_t d = 0; d < states_.size(); ++d)
       if (!states_[d].busy && available(d, round, now)) candidates.push_back(d);
-    const auto selected = select(candidates, round);
+    const auto selected = selection_->select(
+        round, candidates, selected_per_round(settings_.over_commitment, settings_.clients_per_round));
     r.available = static_cast<int>(candidates.size());
     r.selected = static_cast<int>(selected.size());
     outcome_.rounds.push_back(r);
@@ -280,7 +264,15 @@ class Rounds {
 
   void on_aggregated(int round) {
     current().end_s = simulated_now_s();
-    if (round + 1 < settings_.rounds) start_round(round + 1);
+    const bool go_on = listener_ == nullptr || listener_->on_round_end(current(), tasks_of(round));
+    if (go_on && round + 1 < settings_.rounds) start_round(round + 1);
+  }
+
+  std::vector<TaskOutcome> tasks_of(int round) const {
+    std::vector<TaskOutcome> out;
+    for (const TaskOutcome& t : outcome_.tasks)
+      if (t.round == round) out.push_back(t);
+    return out;
   }
 
   void transfer(sg4::Host* from, sg4::Host* to, double bytes, std::function<void()> done) {
@@ -291,6 +283,9 @@ class Rounds {
   ServerSpec server_;
   RoundSettings settings_;
   const std::vector<RoundDevice>& specs_;
+  RoundListener* listener_;
+  std::unique_ptr<ClientSelection> default_selection_;
+  ClientSelection* selection_ = nullptr;
   std::unique_ptr<EngineSession> session_;
   std::unique_ptr<FleetNetwork> network_;
   std::deque<DeviceState> states_;
@@ -303,9 +298,20 @@ class Rounds {
 }  // namespace
 
 RoundsOutcome simulate_rounds(const ServerSpec& server, const RoundSettings& settings,
-                              const std::vector<RoundDevice>& devices) {
-  Rounds rounds(server, settings, devices);
+                              const std::vector<RoundDevice>& devices, RoundHooks hooks) {
+  Rounds rounds(server, settings, devices, hooks);
   return rounds.run();
+}
+
+bool device_available(const RoundDevice& spec, std::size_t d, int round, double t, std::uint64_t seed) {
+  switch (spec.availability.kind) {
+    case AvailabilitySpec::Kind::always: return true;
+    case AvailabilitySpec::Kind::probability:
+      return SeededRandom(mixed_seed(seed, static_cast<std::uint64_t>(round) + 1, d + 1)).uniform() <
+             spec.availability.probability;
+    case AvailabilitySpec::Kind::trace: return spec.trace->active_at(spec.index_in_group, t);
+  }
+  return false;
 }
 
 }  // namespace edgetwin

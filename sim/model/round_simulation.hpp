@@ -19,7 +19,11 @@
 // its update does not, and it is not free for rounds that start before its task ends.
 // Training happens in the engine (each device a TrainingDevice) or is replayed from profiles of
 // the same training simulated alone beforehand; the two give the same rounds.
-// run() once per process. Times in the outcomes are absolute simulated seconds.
+// Who is selected is a ClientSelection (sim/model/client_selection.hpp; the settings' seeded
+// random or all by default); a RoundListener hears of each round's end inside the engine, after
+// its aggregation and before the next round selects, and may end the rounds there (a learning
+// run that reached its target, federate/). run() once per process. Times in the outcomes are
+// absolute simulated seconds.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,7 @@
 #include "sim/config/availability_trace.hpp"
 #include "sim/config/fleet_specs.hpp"
 #include "sim/config/specs.hpp"
+#include "sim/model/client_selection.hpp"
 #include "sim/report/epoch_metrics.hpp"
 
 namespace edgetwin {
@@ -110,7 +115,26 @@ struct RoundsOutcome {
   double horizon_end_s = 0;        // the last round's end, or the last task's end if later
 };
 
+// Told when a round's aggregation has ended, with the tasks the round handed out (counted or
+// not; its stragglers may still be training). Returning false ends the rounds: none starts
+// after this one, and the engine runs until the tasks in flight end.
+class RoundListener {
+ public:
+  virtual ~RoundListener() = default;
+  virtual bool on_round_end(const RoundOutcome& round, const std::vector<TaskOutcome>& tasks) = 0;
+};
+
+struct RoundHooks {
+  ClientSelection* selection = nullptr;  // none: make_client_selection(settings.selection, settings.seed)
+  RoundListener* listener = nullptr;
+};
+
 RoundsOutcome simulate_rounds(const ServerSpec& server, const RoundSettings& settings,
-                              const std::vector<RoundDevice>& devices);
+                              const std::vector<RoundDevice>& devices, RoundHooks hooks = {});
+
+// Whether device d (spec) may be selected at round `round`'s start t: always; a seeded draw
+// with its group's probability, the same for the same seed, round and device; or active at t
+// in its trace.
+bool device_available(const RoundDevice& spec, std::size_t d, int round, double t, std::uint64_t seed);
 
 }  // namespace edgetwin

@@ -27,10 +27,11 @@ const char* objective_name(Objective o) {
   return "";
 }
 
-const Candidate& planned(const PlanReport& r, std::size_t d) {
-  const FleetInstance& f = *r.fleet;
-  return f.groups[f.devices[d].group].candidates[r.plan->devices[d].candidate];
+const Candidate& planned(const FleetInstance& f, const PlanResult& p, std::size_t d) {
+  return f.groups[f.devices[d].group].candidates[p.devices[d].candidate];
 }
+
+const Candidate& planned(const PlanReport& r, std::size_t d) { return planned(*r.fleet, *r.plan, d); }
 
 std::int64_t local_steps_of(const FleetInstance& f, std::size_t d, int batch) {
   if (f.spec.round.local_steps > 0) return f.spec.round.local_steps;
@@ -40,11 +41,10 @@ std::int64_t local_steps_of(const FleetInstance& f, std::size_t d, int batch) {
 
 // The client a FedScale user would describe: edgetwin's latency at the default power mode (the
 // planned configuration's loader settings), one bandwidth figure.
-FedScaleClient fedscale_client(const PlanReport& r, const CandidateTable& table, std::size_t d) {
-  const FleetInstance& f = *r.fleet;
+FedScaleClient fedscale_client(const FleetInstance& f, const PlanResult& p, const CandidateTable& table, std::size_t d) {
   const GroupInstance& g = f.groups[f.devices[d].group];
-  const Candidate& plan = planned(r, d);
-  std::size_t chosen = r.plan->devices[d].candidate;
+  const Candidate& plan = planned(f, p, d);
+  std::size_t chosen = p.devices[d].candidate;
   for (std::size_t c = 0; c < g.candidates.size(); ++c) {
     const Candidate& k = g.candidates[c];
     // Dominated configurations were simulated too: FedScale's input does not depend on the plan.
@@ -61,6 +61,19 @@ FedScaleClient fedscale_client(const PlanReport& r, const CandidateTable& table,
   return client;
 }
 
+}  // namespace
+
+std::vector<double> fedscale_completion_s(const FleetInstance& f, const CandidateTable& table, const PlanResult& p) {
+  std::vector<double> out(f.devices.size());
+  for (std::size_t d = 0; d < f.devices.size(); ++d) {
+    const FedScaleClient c = fedscale_client(f, p, table, d);
+    out[d] = fedscale_computation_s(c) + fedscale_communication_s(c, f.upload_bytes, f.download_bytes);
+  }
+  return out;
+}
+
+namespace {
+
 void fill_rows(PlanReport& r, const CandidateTable& table) {
   const FleetInstance& f = *r.fleet;
   const PlanResult& p = *r.plan;
@@ -68,11 +81,7 @@ void fill_rows(PlanReport& r, const CandidateTable& table) {
   r.rows.assign(rounds, std::vector<TaskRow>(f.devices.size()));
   for (std::size_t round = 0; round < rounds; ++round)
     for (std::size_t d = 0; d < f.devices.size(); ++d) r.rows[round][d].energy = p.energy[round][d];
-  std::vector<double> fedscale(f.devices.size());
-  for (std::size_t d = 0; d < f.devices.size(); ++d) {
-    const FedScaleClient c = fedscale_client(r, table, d);
-    fedscale[d] = fedscale_computation_s(c) + fedscale_communication_s(c, f.upload_bytes, f.download_bytes);
-  }
+  const std::vector<double> fedscale = fedscale_completion_s(f, table, p);
   for (const TaskOutcome& t : p.outcome.tasks) {
     TaskRow& row = r.rows[static_cast<std::size_t>(t.round)][t.device];
     row.selected = true;

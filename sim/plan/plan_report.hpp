@@ -40,6 +40,11 @@ struct PlanReport {
   std::vector<bool> over_day_budget;
 };
 
+// Per device, the completion time FedScale's simulator gives its task under the plan
+// (sim/plan/fedscale_estimate.hpp): its latency at the default power mode, one bandwidth.
+std::vector<double> fedscale_completion_s(const FleetInstance& fleet, const CandidateTable& table,
+                                          const PlanResult& plan);
+
 PlanReport build_plan_report(const FleetInstance& fleet, const CandidateTable& table, const PlanResult& plan);
 
 void write_plan_table(std::ostream& out, const PlanReport& report);

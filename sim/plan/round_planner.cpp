@@ -244,13 +244,13 @@ std::vector<FrontierPoint> frontier(const FleetInstance& fleet, const Chooser& c
   return out;
 }
 
-std::vector<DevicePower> powers(const FleetInstance& fleet) {
+}  // namespace
+
+std::vector<DevicePower> device_powers(const FleetInstance& fleet) {
   std::vector<DevicePower> out;
   for (const auto& d : fleet.devices) out.push_back(fleet.groups[d.group].power);
   return out;
 }
-
-}  // namespace
 
 RoundSettings round_settings(const FleetInstance& fleet) {
   const RoundSpec& r = fleet.spec.round;
@@ -297,6 +297,27 @@ std::vector<TaskProfile> profiles_for(const CandidateTable& table, const Profile
                                   TaskProfile{e.train_s, e.train_energy_j, e.stall_s, e.compute_s, 0});
 }
 
+// Every device of the fleet with its tasks replayed from profiles.
+std::vector<RoundDevice> replayed_devices(const FleetInstance& fleet, const CandidateTable& table,
+                                          const std::vector<std::size_t>& candidate_of_device,
+                                          const ProfileCache& profiles) {
+  std::vector<RoundDevice> devices;
+  for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
+    const FleetDevice& device = fleet.devices[d];
+    const GroupInstance& g = fleet.groups[device.group];
+    RoundDevice r;
+    r.name = device.name;
+    r.group = device.group;
+    r.index_in_group = device.index_in_group;
+    r.network = g.network;
+    r.availability = g.spec->availability;
+    r.trace = g.trace;
+    r.profiles = profiles_for(table, profiles, d, candidate_of_device[d], fleet.spec.round.rounds);
+    devices.push_back(std::move(r));
+  }
+  return devices;
+}
+
 }  // namespace
 
 RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& table,
@@ -314,21 +335,7 @@ RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& ta
     return simulate_in_child(fleet, devices);
   }
   for (;;) {
-    std::vector<RoundDevice> devices;
-    for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
-      const FleetDevice& device = fleet.devices[d];
-      const GroupInstance& g = fleet.groups[device.group];
-      RoundDevice r;
-      r.name = device.name;
-      r.group = device.group;
-      r.index_in_group = device.index_in_group;
-      r.network = g.network;
-      r.availability = g.spec->availability;
-      r.trace = g.trace;
-      r.profiles = profiles_for(table, profiles, d, candidate_of_device[d], fleet.spec.round.rounds);
-      devices.push_back(std::move(r));
-    }
-    RoundsOutcome outcome = simulate_in_child(fleet, devices);
+    RoundsOutcome outcome = simulate_in_child(fleet, replayed_devices(fleet, table, candidate_of_device, profiles));
     // Devices that took part were replayed from estimates: simulate them exactly and again.
     std::vector<std::pair<std::size_t, std::size_t>> missing;
     for (const TaskOutcome& t : outcome.tasks)
@@ -336,6 +343,15 @@ RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& ta
     if (missing.empty()) return outcome;
     profiles.ensure(missing);
   }
+}
+
+std::vector<RoundDevice> planned_round_devices(const FleetInstance& fleet, const CandidateTable& table,
+                                               const std::vector<std::size_t>& candidate_of_device,
+                                               ProfileCache& profiles) {
+  std::vector<std::pair<std::size_t, std::size_t>> all;
+  for (std::size_t d = 0; d < fleet.devices.size(); ++d) all.emplace_back(d, candidate_of_device[d]);
+  profiles.ensure(all);
+  return replayed_devices(fleet, table, candidate_of_device, profiles);
 }
 
 PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, Objective objective,
@@ -382,7 +398,7 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
                  settings.max_improvement_simulations, settings.single_engine)
             .run();
   result.profiles_simulated = profiles.simulated();
-  result.energy = round_energy(result.outcome, powers(fleet), fleet.spec.round.suspend_min_gap_s);
+  result.energy = round_energy(result.outcome, device_powers(fleet), fleet.spec.round.suspend_min_gap_s);
   result.frontier = frontier(fleet, ch, result.fastest_round_s, settings.frontier_points);
   return result;
 }

@@ -91,6 +91,16 @@ RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& ta
                             const std::vector<std::size_t>& candidate_of_device, ProfileCache& profiles,
                             bool single_engine = false);
 
+// The fleet's devices as the round engine takes them under a plan, every one with exact
+// profiles of its configuration for the fleet's rounds (computed now where missing): rounds
+// with any selection then replay them in one pass (a learning run, federate/).
+std::vector<RoundDevice> planned_round_devices(const FleetInstance& fleet, const CandidateTable& table,
+                                               const std::vector<std::size_t>& candidate_of_device,
+                                               ProfileCache& profiles);
+
+// Every device's idle and radio figures, as its group sets them (sim/report/round_energy.hpp).
+std::vector<DevicePower> device_powers(const FleetInstance& fleet);
+
 // The round settings of a fleet (K, deadline, rounds, transfers, seed).
 RoundSettings round_settings(const FleetInstance& fleet);
 

@@ -292,5 +292,87 @@ TEST(SampleCounts, AreDeterministicAndWithinTheirDistribution) {
   EXPECT_NEAR(static_cast<double>(b[1000]), 1000, 60);  // the median, within ~2 standard errors
 }
 
+
+// The [learning] table (edgetwin-federate) ------------------------------------------------
+
+const char* kLearning = R"(
+[learning]
+data = "data/fashion"
+partition = { kind = "dirichlet", alpha = 0.1 }
+learning_rate = 0.05
+momentum = 0.5
+proximal_mu = 0.01
+server_momentum = 0.9
+evaluate_every = 2
+target_accuracy = 0.85
+max_test_samples = 1000
+)";
+
+TEST_F(FleetFile, TheLearningTableSaysWhatToLearn) {
+  const FleetSpec f = load_fleet(write(std::string(kFleet) + kLearning));
+  ASSERT_TRUE(f.learning.has_value());
+  const LearningSpec& l = *f.learning;
+  EXPECT_EQ(l.data, "data/fashion");
+  EXPECT_EQ(l.format, "mnist");  // the default
+  EXPECT_EQ(l.partition.kind, PartitionSpec::Kind::dirichlet);
+  EXPECT_DOUBLE_EQ(l.partition.alpha, 0.1);
+  EXPECT_DOUBLE_EQ(l.learning_rate, 0.05);
+  EXPECT_DOUBLE_EQ(l.momentum, 0.5);
+  EXPECT_DOUBLE_EQ(l.proximal_mu, 0.01);
+  EXPECT_DOUBLE_EQ(l.server_learning_rate, 1);  // the default: plain FedAvg's step
+  EXPECT_DOUBLE_EQ(l.server_momentum, 0.9);
+  EXPECT_EQ(l.evaluate_every, 2);
+  EXPECT_DOUBLE_EQ(*l.target_accuracy, 0.85);
+  EXPECT_EQ(l.max_test_samples, 1000);
+  EXPECT_FALSE(load_fleet(write(kFleet)).learning.has_value());
+}
+
+TEST_F(FleetFile, LearningShardsAndIidPartitionsAreRead) {
+  const auto shards = load_fleet(write(std::string(kFleet) + replaced(kLearning, "{ kind = \"dirichlet\", alpha = 0.1 }",
+                                                                        "{ kind = \"shards\", classes_per_client = 2 }")));
+  EXPECT_EQ(shards.learning->partition.kind, PartitionSpec::Kind::shards);
+  EXPECT_EQ(shards.learning->partition.classes_per_client, 2);
+  const auto iid = load_fleet(write(std::string(kFleet) + replaced(kLearning, "{ kind = \"dirichlet\", alpha = 0.1 }", "\"iid\"")));
+  EXPECT_EQ(iid.learning->partition.kind, PartitionSpec::Kind::iid);
+}
+
+TEST_F(FleetFile, BadLearningValuesAreLocated) {
+  std::string text = std::string(kFleet) + kLearning;
+  text = replaced(text, "alpha = 0.1", "alpha = 0");
+  text = replaced(text, "target_accuracy = 0.85", "target_accuracy = 1.5");
+  text = replaced(text, "momentum = 0.5", "momentum = 1");
+  text = replaced(text, "evaluate_every = 2", "evaluate_every = 2\nevaluate_evrey = 3");
+  const auto errors = errors_of([&] { load_fleet(write(text)); });
+  const auto has = [&](const std::string& part) {
+    return std::any_of(errors.begin(), errors.end(), [&](const std::string& e) { return e.find(part) != std::string::npos; });
+  };
+  EXPECT_TRUE(has(at("52:43: learning.partition.alpha: expected a positive number (concentration), got 0")));
+  EXPECT_TRUE(has("learning.target_accuracy: expected a positive number at most 1 (test accuracy), got 1.5"));
+  EXPECT_TRUE(has("learning.momentum: expected 0 <= momentum < 1, got 1"));
+  EXPECT_TRUE(has("learning.evaluate_evrey: unknown key"));
+  EXPECT_EQ(errors.size(), 4u);
+  const auto zero = errors_of([&] { load_fleet(write(replaced(std::string(kFleet) + kLearning, "target_accuracy = 0.85",
+                                                             "target_accuracy = 0"))); });
+  ASSERT_EQ(zero.size(), 1u);
+  EXPECT_THAT(zero[0], HasSubstr("learning.target_accuracy"));
+}
+
+TEST_F(FleetFile, ALearningPartitionWithoutItsParameterSaysWhatItNeeds) {
+  const auto errors = errors_of([&] {
+    load_fleet(write(replaced(std::string(kFleet) + kLearning, "{ kind = \"dirichlet\", alpha = 0.1 }", "\"dirichlet\"")));
+  });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("learning.partition: a label-Dirichlet partition needs its alpha"));
+}
+
+TEST_F(FleetFile, TheShippedLearningFleetLoads) {
+  const FleetSpec f =
+      load_fleet(std::string(EDGETWIN_SOURCE_DIR) + "/fleets/jetson-mixed-lenet-fashion-mnist.toml");
+  EXPECT_EQ(fleet_size(f), 40);
+  ASSERT_TRUE(f.learning.has_value());
+  EXPECT_EQ(f.learning->data, "/usr/share/datasets/fashion-mnist");
+  EXPECT_DOUBLE_EQ(*f.learning->target_accuracy, 0.85);
+}
+
 }  // namespace
 }  // namespace edgetwin::test

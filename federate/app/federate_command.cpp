@@ -1,0 +1,403 @@
+#include "federate/app/federate_command.hpp"
+
+#include <sched.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "federate/data/learning_data.hpp"
+#include "federate/report/learning_report.hpp"
+#include "federate/run/learning_run.hpp"
+#include "sim/app/catalogue.hpp"
+#include "sim/app/child_process.hpp"
+#include "sim/app/mpi_distribution.hpp"
+#include "sim/app/output_file.hpp"
+#include "sim/app/scale_out.hpp"
+#include "sim/app/shard_files.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/fleet_loader.hpp"
+#include "sim/config/input_file.hpp"
+#include "sim/config/option_checks.hpp"
+#include "sim/config/seeded_random.hpp"
+
+#ifndef EDGETWIN_VERSION
+#define EDGETWIN_VERSION "unknown"
+#endif
+
+namespace edgetwin::federate {
+namespace {
+
+using WallClock = std::chrono::steady_clock;
+
+// Options that say where results go or how the work is spread, not what is computed: left out
+// of a checkpoint's identity.
+const std::vector<OutputOption> kOutputOptions{{"--json", false}, {"--csv", false},       {"--plot", true},
+                                               {"--jobs", true},  {"--checkpoint", true}, {"--mpi", false},
+                                               {"--quiet", false}};
+
+// One plan of a comparison: the command line's settings with some of them changed.
+struct PlanVariant {
+  std::string label;
+  Objective objective = Objective::energy;
+  Clock clock = Clock::edgetwin;
+  FleetSpec spec;
+};
+
+Objective objective_of(const std::string& name) {
+  if (name == "time") return Objective::time;
+  if (name == "balanced") return Objective::balanced;
+  return Objective::energy;
+}
+
+int default_jobs() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+}
+
+PartitionSpec partition_option(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const std::string value = colon == std::string::npos ? "" : text.substr(colon + 1);
+  PartitionSpec p;
+  try {
+    if (kind == "iid" && value.empty()) return p;
+    if (kind == "dirichlet" && !value.empty()) {
+      p.kind = PartitionSpec::Kind::dirichlet;
+      p.alpha = std::stod(value);
+      if (p.alpha > 0) return p;
+    }
+    if (kind == "shards" && !value.empty()) {
+      p.kind = PartitionSpec::Kind::shards;
+      p.classes_per_client = std::stoi(value);
+      if (p.classes_per_client > 0) return p;
+    }
+  } catch (const std::exception&) {
+  }
+  throw option_error("--partition", fmt::format("expected iid, dirichlet:ALPHA (ALPHA > 0) or shards:K (K > 0), got \"{}\"", text));
+}
+
+void apply_overrides(const FederateOptions& o, FleetSpec& spec) {
+  std::vector<Diagnostic> problems;
+  if (o.deadline_s) {
+    check_number_option(problems, "--deadline", *o.deadline_s, Bound::positive, "s");
+    spec.round.deadline_s = *o.deadline_s;
+  }
+  if (o.rounds) {
+    check_count_option(problems, "--rounds", *o.rounds, Bound::positive, "rounds");
+    spec.round.rounds = *o.rounds;
+  }
+  if (o.clients_per_round) {
+    check_count_option(problems, "--clients-per-round", *o.clients_per_round, Bound::positive, "clients");
+    spec.round.clients_per_round = *o.clients_per_round;
+  }
+  if (o.over_commitment) {
+    if (!(*o.over_commitment >= 1 && *o.over_commitment <= 100))
+      problems.push_back(option_problem("--over-commitment", fmt::format("expected 1 to 100, got {}", *o.over_commitment)));
+    spec.round.over_commitment = *o.over_commitment;
+  }
+  LearningSpec& l = *spec.learning;
+  if (!o.partition.empty()) l.partition = partition_option(o.partition);
+  if (o.target_accuracy) {
+    check_number_option(problems, "--target-accuracy", *o.target_accuracy, Bound::positive_fraction, "test accuracy");
+    l.target_accuracy = *o.target_accuracy;
+  }
+  if (o.evaluate_every) {
+    check_count_option(problems, "--evaluate-every", *o.evaluate_every, Bound::positive, "rounds");
+    l.evaluate_every = *o.evaluate_every;
+  }
+  if (o.max_test_samples) {
+    check_count_option(problems, "--max-test-samples", *o.max_test_samples, Bound::non_negative, "samples");
+    l.max_test_samples = *o.max_test_samples;
+  }
+  throw_if_any(std::move(problems));
+}
+
+FleetSpec load_base_spec(const FederateOptions& o) {
+  std::vector<Diagnostic> problems;
+  check_count_option(problems, "--max-devices", o.max_devices, Bound::positive, "");
+  check_count_option(problems, "--jobs", o.jobs, Bound::non_negative, "processes");
+  if (!o.plot.empty())
+    if (auto problem = output_target_problem(o.plot, "--plot")) problems.push_back(std::move(*problem));
+  std::error_code ec;
+  if (!o.checkpoint.empty() && std::filesystem::exists(o.checkpoint, ec) && !std::filesystem::is_directory(o.checkpoint, ec))
+    problems.push_back(option_problem("--checkpoint", fmt::format("{} is not a directory", o.checkpoint)));
+  throw_if_any(std::move(problems));
+  FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet), o.max_devices);
+  if (!spec.learning)
+    throw ConfigError({Diagnostic{spec.source_file, 0, 0, "learning",
+                                  "missing required table; edgetwin-federate learns what [learning] names (the data "
+                                  "set, its partition, the optimizer, the target): docs/schema.md"}});
+  apply_overrides(o, spec);
+  return spec;
+}
+
+// "objective=time,deadline=300,clients_per_round=20,over_commitment=1.0,clock=fedscale"
+PlanVariant variant_of(const std::string& text, const PlanVariant& base) {
+  PlanVariant v = base;
+  v.label = text;
+  FederateOptions o;
+  std::string rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string item = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    try {
+      if (key == "objective" && (value == "energy" || value == "time" || value == "balanced")) v.objective = objective_of(value);
+      else if (key == "clock" && (value == "edgetwin" || value == "fedscale")) v.clock = value == "fedscale" ? Clock::fedscale : Clock::edgetwin;
+      else if (key == "deadline") o.deadline_s = std::stod(value);
+      else if (key == "clients_per_round" || key == "k") o.clients_per_round = std::stoi(value);
+      else if (key == "over_commitment") o.over_commitment = std::stod(value);
+      else throw std::invalid_argument(key);
+    } catch (const std::exception&) {
+      throw option_error("--compare",
+                         fmt::format("\"{}\" in \"{}\": expected objective=energy|time|balanced, clock=edgetwin|fedscale, "
+                                     "deadline=SECONDS, clients_per_round=K or over_commitment=F, joined by commas",
+                                     item, text));
+    }
+  }
+  apply_overrides(o, v.spec);
+  return v;
+}
+
+std::vector<PlanVariant> plan_variants(const FederateOptions& o, FleetSpec base_spec) {
+  PlanVariant base{"", objective_of(o.objective), o.clock == "fedscale" ? Clock::fedscale : Clock::edgetwin,
+                   std::move(base_spec)};
+  std::vector<PlanVariant> out;
+  for (const std::string& text : o.compare) out.push_back(variant_of(text, base));
+  if (out.empty()) out.push_back(base);
+  if (o.fedscale) {
+    const std::size_t n = out.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      PlanVariant twin = out[i];
+      twin.clock = Clock::fedscale;
+      twin.label = (out[i].label.empty() ? std::string("plan") : out[i].label) + " (FedScale's clock)";
+      if (out[i].label.empty()) out[i].label = "plan";
+      out.push_back(std::move(twin));
+    }
+  }
+  return out;
+}
+
+Partition partition_of(const FleetSpec& spec, const FleetInstance& fleet, const LearningData& data) {
+  std::vector<std::int64_t> sizes;
+  for (const FleetDevice& d : fleet.devices) sizes.push_back(d.samples);
+  const LearningSpec& l = *spec.learning;
+  try {
+    return partition_dataset(data.train_labels, data.classes, sizes, l.partition, l.sample_with_replacement,
+                             mixed_seed(spec.seed, 0x7061727469ULL));
+  } catch (const PartitionError& e) {
+    throw ConfigError({spec.source.at("learning.partition", e.what())});
+  }
+}
+
+ModelSource model_source(const FleetSpec& spec, const FleetInstance& fleet, const LearningData& data) {
+  const LearningSpec& l = *spec.learning;
+  ModelSource m;
+  m.name = fleet.groups.front().inputs.workload.model;
+  if (!l.torchscript.empty()) m.torchscript = fleet_relative(spec, l.torchscript);
+  m.classes = data.classes;
+  m.seed = spec.seed;
+  m.format = data.format;
+  m.crop_size = l.crop_size;
+  return m;
+}
+
+// The model as built once, in a child (this process never runs LibTorch): its initial state,
+// or why it does not fit the data, placed at the key that chose the model.
+ModelFacts initial_model(const FleetSpec& spec, const LocalLearning& learning, ClientPool& pool) {
+  std::vector<std::string> bytes;
+  try {
+    bytes = pool.run(1, [&](std::size_t) {
+      const ModelFacts facts = learning.initial_model();
+      std::string out;
+      append_records(out, facts.initial_state);
+      append_records(out, std::vector<std::int64_t>{facts.parameters});
+      append_text(out, facts.architecture);
+      return out;
+    });
+  } catch (const ConfigError& e) {
+    const std::string key = spec.learning->torchscript.empty() ? "round.workload" : "learning.torchscript";
+    throw ConfigError({spec.source.at(key, e.what())});
+  }
+  ChildBytesReader reader(bytes.front());
+  ModelFacts facts;
+  facts.initial_state = reader.records<float>();
+  facts.parameters = reader.records<std::int64_t>().at(0);
+  facts.architecture = reader.text();
+  return facts;
+}
+
+LearningSettings learning_settings(const FleetSpec& spec, const LearningData& data, bool stop_at_target) {
+  const LearningSpec& l = *spec.learning;
+  LearningSettings s;
+  s.client = {l.learning_rate, l.momentum, l.proximal_mu};
+  s.server_learning_rate = l.server_learning_rate;
+  s.server_momentum = l.server_momentum;
+  s.local_epochs = std::max(1, spec.round.local_epochs);
+  s.local_steps = spec.round.local_steps;
+  s.rounds = spec.round.rounds;
+  s.evaluate_every = l.evaluate_every;
+  s.test_samples = data.test_samples;
+  s.target_accuracy = l.target_accuracy;
+  s.stop_at_target = stop_at_target;
+  s.seed = spec.seed;
+  return s;
+}
+
+// What a checkpoint must match to be resumed: the program's build, every input file read, the
+// data set's files, the identifying options and the plan.
+std::string run_identity(const FederateOptions& o, const LearningData& data, const PlanVariant& v) {
+  std::string files;
+  for (const auto* set : {data.train.get(), data.test.get()})
+    for (const auto& f : set->files()) {
+      std::error_code ec;
+      files += fmt::format("{}:{};", f.string(), std::filesystem::file_size(f, ec));
+    }
+  return fmt::format("edgetwin {} build {} inputs {:016x} data {} arguments {} plan {} clock {}", EDGETWIN_VERSION,
+                     build_digest(), inputs_digest(), files, fmt::join(identifying_arguments(o.arguments, kOutputOptions), " "),
+                     v.label, to_string(v.clock));
+}
+
+std::string checkpoint_name(std::size_t i) { return fmt::format("plan-{}.etckpt", i + 1); }
+
+void write_outputs(const FederateOptions& o, const LearningReport& report) {
+  if (!o.plot.empty()) draw_figure(o.plot, learning_figure(report, o.plot.ends_with(".svg")));
+  if (o.json) write_learning_json(std::cout, report);
+  else if (o.csv) write_learning_csv(std::cout, report);
+  else write_learning_table(std::cout, report);
+}
+
+LearningReport report_of(const FleetSpec& spec, const PlannedFleet& plan, const LearningData& data,
+                         const ModelFacts& model, const Partition& partition) {
+  LearningReport r;
+  const FleetInstance& fleet = *plan.fleet;
+  r.fleet = spec.name;
+  r.devices = fleet.devices.size();
+  r.groups = fleet.groups.size();
+  r.workload = spec.round.workload;
+  r.model = model.architecture;
+  r.parameters = model.parameters;
+  r.data = data.train_dir.string();
+  r.format = spec.learning->format;
+  r.train_samples = static_cast<std::int64_t>(data.train->size());
+  r.test_samples = data.test_samples;
+  r.classes = data.classes;
+  r.learning = &*spec.learning;
+  r.local_epochs = std::max(1, spec.round.local_epochs);
+  r.local_steps = spec.round.local_steps;
+  r.partition = &partition;
+  for (const FleetDevice& d : fleet.devices) r.device_names.push_back(d.name);
+  return r;
+}
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool quiet) : quiet_(quiet) {}
+  void say(const std::string& text) const {
+    if (!quiet_) fmt::print(stderr, "edgetwin-federate: {}\n", text);
+  }
+
+ private:
+  bool quiet_;
+};
+
+}  // namespace
+
+void add_federate_options(CLI::App& app, FederateOptions& o) {
+  app.add_option("--fleet", o.fleet, "Fleet with a [learning] table: a shipped name (see fleets/) or a TOML file")->required();
+  app.add_option("--objective", o.objective, "The plan's objective: energy, time or balanced (as plan-round)")
+      ->check(CLI::IsMember({"energy", "time", "balanced"}))
+      ->capture_default_str();
+  app.add_option("--deadline", o.deadline_s, "Round deadline in seconds (default: the fleet file's)");
+  app.add_option("--rounds", o.rounds, "Rounds to run (default: the fleet file's)");
+  app.add_option("--clients-per-round", o.clients_per_round, "K, the updates a round waits for (default: the fleet file's)");
+  app.add_option("--over-commitment", o.over_commitment, "Select ceil(f x K) devices a round (default: the fleet file's)");
+  app.add_option("--partition", o.partition, "iid, dirichlet:ALPHA or shards:K (default: the fleet file's)");
+  app.add_option("--target-accuracy", o.target_accuracy, "Test accuracy in (0, 1] to report the time and energy to");
+  app.add_option("--evaluate-every", o.evaluate_every, "Evaluate the global model every N rounds (and at the last)");
+  app.add_option("--max-test-samples", o.max_test_samples, "Evaluate on the first N test samples (0: all)");
+  app.add_flag("--stop-at-target", o.stop_at_target, "End the run at the first evaluation that reaches the target");
+  app.add_option("--clock", o.clock, "edgetwin (the round engine) or fedscale (FedScale's round-time formula)")
+      ->check(CLI::IsMember({"edgetwin", "fedscale"}))
+      ->capture_default_str();
+  app.add_flag("--fedscale", o.fedscale, "Also learn each plan on FedScale's clock, side by side");
+  app.add_option("--compare", o.compare,
+                 "A plan to run side by side, as key=value pairs joined by commas (objective, deadline, "
+                 "clients_per_round, over_commitment, clock); repeat for each plan")
+      ->take_all();
+  auto* json = app.add_flag("--json", o.json, "Write the whole report as JSON instead of a table");
+  app.add_flag("--csv", o.csv, "Write one CSV row per plan and round instead of a table")->excludes(json);
+  app.add_option("--plot", o.plot, "Draw accuracy against simulated hours and kJ, one curve per plan (PNG or SVG)");
+  app.add_option("--checkpoint", o.checkpoint,
+                 "Keep a checkpoint per plan in this directory after every round, and resume from it");
+  app.add_option("--jobs", o.jobs, "Clients trained at once (0: one per CPU)")->capture_default_str();
+  app.add_flag("--mpi", o.mpi, "Spread each round's clients over the ranks of an MPI job (mpirun -np N ... --mpi)");
+  app.add_option("--max-devices", o.max_devices, "Refuse a fleet of more devices than this")->capture_default_str();
+  app.add_flag("--quiet", o.quiet, "No progress lines on stderr");
+}
+
+int run_federate(const FederateOptions& o) {
+  const auto start = WallClock::now();
+  const ProgressLine progress(o.quiet);
+  FleetSpec spec = load_base_spec(o);
+  std::vector<PlanVariant> variants = plan_variants(o, spec);
+  if (o.mpi && variants.size() > 1)
+    throw option_error("--mpi", "runs one plan (its round engine is each rank's one engine); run --compare or "
+                                "--fedscale without --mpi, or one mpirun per plan");
+  const LearningData data = open_learning_data(spec);
+  std::unique_ptr<MpiDistribution> mpi = o.mpi ? make_mpi_distribution(false, true) : nullptr;
+  const bool root = mpi == nullptr || mpi->rank() == 0;
+  ChunkSettings chunks;
+  chunks.jobs = o.jobs > 0 ? o.jobs : default_jobs();
+  std::vector<PlannedFleet> plans;
+  for (const PlanVariant& v : variants) plans.push_back(plan_for_learning(v.spec, v.objective, chunks));
+  const double planning_s = std::chrono::duration<double>(WallClock::now() - start).count();
+  progress.say(fmt::format("planned {} plan{} in {:.1f} s", plans.size(), plans.size() == 1 ? "" : "s", planning_s));
+  const Partition partition = partition_of(spec, *plans.front().fleet, data);
+  const LocalLearning learning(model_source(spec, *plans.front().fleet, data), *data.train, *data.test);
+  ClientPool pool(chunks.jobs, mpi.get());
+  const ModelFacts model = initial_model(spec, learning, pool);
+  if (!o.checkpoint.empty() && root) std::filesystem::create_directories(o.checkpoint);
+  LearningReport report = report_of(spec, plans.front(), data, model, partition);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    LearningRunInputs in;
+    in.plan = &plans[i];
+    in.learning = &learning;
+    in.partition = &partition;
+    in.settings = learning_settings(variants[i].spec, data, o.stop_at_target);
+    in.initial_state = model.initial_state;
+    in.clock = variants[i].clock;
+    in.label = variants[i].label;
+    if (!o.checkpoint.empty()) in.checkpoint = std::filesystem::path(o.checkpoint) / checkpoint_name(i);
+    in.identity = run_identity(o, data, variants[i]);
+    in.writes_checkpoint = root;
+    const auto run_start = WallClock::now();
+    in.on_learned = [&, rounds = in.settings.rounds, label = in.label](const RoundLearning& l) {
+      progress.say(fmt::format("{}round {}/{}: {} update{}{}, {:.1f} s", label.empty() ? "" : label + ": ", l.round + 1,
+                               rounds, l.updates, l.updates == 1 ? "" : "s",
+                               l.evaluated ? fmt::format(", test accuracy {:.4f}", l.accuracy) : "",
+                               std::chrono::duration<double>(WallClock::now() - run_start).count()));
+    };
+    report.runs.push_back(plans.size() == 1 ? run_learning(in, pool) : run_learning_in_child(in, pool));
+    const LearningRunResult& run = report.runs.back();
+    progress.say(fmt::format("{}{} rounds learned in {:.1f} s{} (the clock took {:.2f} s)",
+                             run.label.empty() ? "" : run.label + ": ", run.learning.size(), run.learning_wall_s,
+                             run.resumed_rounds > 0 ? fmt::format(", {} replayed from the checkpoint", run.resumed_rounds) : "",
+                             run.clock_wall_s));
+  }
+  if (root) write_outputs(o, report);
+  progress.say(fmt::format("wall time {:.1f} s (planning {:.1f} s)",
+                           std::chrono::duration<double>(WallClock::now() - start).count(), planning_s));
+  return 0;
+}
+
+}  // namespace edgetwin::federate

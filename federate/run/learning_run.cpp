@@ -1,0 +1,111 @@
+#include "federate/run/learning_run.hpp"
+
+#include <chrono>
+
+#include "federate/run/fedscale_clock.hpp"
+#include "sim/app/child_process.hpp"
+
+namespace edgetwin::federate {
+namespace {
+
+using Clock_ = std::chrono::steady_clock;
+
+double seconds_since(Clock_::time_point start) {
+  return std::chrono::duration<double>(Clock_::now() - start).count();
+}
+
+// Times the learner's share of a round's end, so the clock's share is the rest.
+class TimedListener final : public RoundListener {
+ public:
+  explicit TimedListener(RoundListener& inner) : inner_(inner) {}
+  bool on_round_end(const RoundOutcome& round, const std::vector<TaskOutcome>& tasks) override {
+    const auto start = Clock_::now();
+    const bool go_on = inner_.on_round_end(round, tasks);
+    seconds += seconds_since(start);
+    return go_on;
+  }
+  double seconds = 0;
+
+ private:
+  RoundListener& inner_;
+};
+
+std::vector<double> fleet_energy_per_round(const RoundsOutcome& outcome, const PlannedFleet& plan) {
+  const auto energy = round_energy(outcome, plan.powers, plan.fleet->spec.round.suspend_min_gap_s);
+  std::vector<double> out;
+  for (const auto& round : energy) {
+    double total = 0;
+    for (const EnergySplit& device : round) total += device.total_j();
+    out.push_back(total);
+  }
+  return out;
+}
+
+std::string result_bytes(const LearningRunResult& r) {
+  std::string out;
+  append_records(out, r.outcome.rounds);
+  append_records(out, r.outcome.tasks);
+  append_records(out, std::vector<double>{r.outcome.horizon_end_s, r.learning_wall_s, r.clock_wall_s});
+  append_records(out, r.energy_j);
+  append_records(out, r.learning);
+  append_records(out, std::vector<int>{r.resumed_rounds});
+  return out;
+}
+
+void read_result(const std::string& bytes, LearningRunResult& r) {
+  ChildBytesReader reader(bytes);
+  r.outcome.rounds = reader.records<RoundOutcome>();
+  r.outcome.tasks = reader.records<TaskOutcome>();
+  const auto times = reader.records<double>();
+  r.outcome.horizon_end_s = times.at(0);
+  r.learning_wall_s = times.at(1);
+  r.clock_wall_s = times.at(2);
+  r.energy_j = reader.records<double>();
+  r.learning = reader.records<RoundLearning>();
+  r.resumed_rounds = reader.records<int>().at(0);
+}
+
+LearningRunResult described(const LearningRunInputs& in) {
+  const FleetSpec& spec = in.plan->fleet->spec;
+  LearningRunResult r;
+  r.label = in.label;
+  r.clock = in.clock;
+  r.objective = in.plan->plan.objective;
+  r.deadline_s = spec.round.deadline_s;
+  r.clients_per_round = spec.round.clients_per_round;
+  r.over_commitment = spec.round.over_commitment;
+  r.rounds_planned = spec.round.rounds;
+  return r;
+}
+
+}  // namespace
+
+LearningRunResult run_learning(const LearningRunInputs& in, ClientPool& pool) {
+  const PlannedFleet& plan = *in.plan;
+  FederatedLearner learner(*in.learning, *in.partition, plan.batch_of_device, in.settings, pool, in.initial_state);
+  if (!in.checkpoint.empty()) learner.keep_checkpoint(in.checkpoint, in.identity, in.writes_checkpoint);
+  if (in.on_learned) learner.on_learned(in.on_learned);
+  const auto selection = make_client_selection(plan.settings.selection, plan.settings.seed);
+  TimedListener timed(learner);
+  LearningRunResult r = described(in);
+  const auto start = Clock_::now();
+  if (in.clock == Clock::fedscale) {
+    r.outcome = fedscale_rounds(plan.devices, plan.settings, plan.fedscale_completion_s, *selection, timed);
+  } else {
+    r.outcome = simulate_rounds(plan.fleet->spec.server, plan.settings, plan.devices, {selection.get(), &timed});
+    r.energy_j = fleet_energy_per_round(r.outcome, plan);
+  }
+  r.learning_wall_s = timed.seconds;
+  r.clock_wall_s = seconds_since(start) - timed.seconds;
+  r.learning = learner.rounds();
+  r.resumed_rounds = learner.resumed_rounds();
+  return r;
+}
+
+LearningRunResult run_learning_in_child(const LearningRunInputs& in, ClientPool& pool) {
+  LearningRunResult r = described(in);
+  read_result(run_in_child([&] { return result_bytes(run_learning(in, pool)); }), r);
+  return r;
+}
+
+}  // namespace edgetwin::federate

@@ -1,0 +1,317 @@
+// edgetwin-federate as a user runs it: a small fleet learning a subset of the real
+// Fashion-MNIST in a few rounds; the same bytes for any --jobs, on MPI ranks and after a kill
+// and resume; FedScale's clock and a comparison beside it; bad input located, exit 2. The
+// shipped example's learning is tests/federate/federate_example_test.cpp (slow).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/killable_process.hpp"
+#include "tests/support/test_files.hpp"
+
+namespace edgetwin::test {
+namespace {
+
+using ::testing::HasSubstr;
+using test_support::quoted;
+using test_support::run_command;
+using test_support::TempDir;
+using test_support::write_text;
+using namespace std::string_literals;
+
+const std::string kFashion = "/usr/share/datasets/fashion-mnist";
+
+std::string small_fleet(const std::string& data = kFashion, const std::string& learning_extra = "",
+                        int samples = 300) {
+  return R"([fleet]
+name = "small-learning"
+seed = 5
+
+[round]
+workload = "lenet-fashion-mnist"
+local_epochs = 2
+clients_per_round = 2
+over_commitment = 1.5
+deadline_s = 60
+rounds = 3
+
+[server]
+ingress_bytes_per_s = 1e8
+egress_bytes_per_s = 1e8
+aggregation_base_s = 0.5
+
+[learning]
+data = ")" + data + R"("
+max_test_samples = 2000
+learning_rate = 0.05
+target_accuracy = 0.5
+)" + learning_extra + R"(
+
+[[group]]
+name = "nano"
+device = "jetson-nano"
+count = 2
+samples = )" + std::to_string(samples) + R"(
+workers = 0
+batch_size = 32
+network = "radio"
+
+[[group]]
+name = "orin"
+device = "agx-orin"
+count = 2
+samples = )" + std::to_string(samples) + R"(
+workers = 0
+batch_size = { choose = [16, 32] }
+network = "radio"
+
+[network.radio]
+uplink_bytes_per_s = 1e6
+downlink_bytes_per_s = 2e6
+latency_s = 0.01
+radio_tx_power_w = 1
+radio_rx_power_w = 0.5
+
+[provenance]
+fleet = { kind = "estimate", source = "a test" }
+server = { kind = "estimate", source = "a test" }
+network = { kind = "estimate", source = "a test" }
+)";
+}
+
+std::string federate(const std::string& args) { return std::string(EDGETWIN_FEDERATE_BINARY) + " " + args; }
+
+class FederateCli : public ::testing::Test {
+ protected:
+  std::filesystem::path fleet(const std::string& text = small_fleet()) {
+    const auto file = dir_ / "fleet.toml";
+    write_text(file, text);
+    return file;
+  }
+  std::string run_json(const std::string& args) {
+    const auto r = run_command(federate("--fleet " + quoted(dir_ / "fleet.toml") + " --json --quiet " + args) + " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
+    return r.output;
+  }
+  test_support::CommandResult run_bad(const std::string& args) {
+    return run_command(federate("--fleet " + quoted(dir_ / "fleet.toml") + " --quiet " + args));
+  }
+  TempDir dir_{"edgetwin-federate"};
+};
+
+TEST_F(FederateCli, ASmallFleetLearnsOnTheSimulatedClock) {
+  fleet();
+  const auto doc = nlohmann::json::parse(run_json(""));
+  EXPECT_EQ(doc["fleet"], "small-learning");
+  EXPECT_EQ(doc["model"]["architecture"], "LeNet5");
+  EXPECT_EQ(doc["model"]["parameters"], 61706);
+  EXPECT_EQ(doc["data"]["train_samples"], 60000);
+  EXPECT_EQ(doc["data"]["test_samples"], 2000);
+  ASSERT_EQ(doc["partition"]["devices"].size(), 4u);
+  for (const auto& d : doc["partition"]["devices"]) {
+    EXPECT_EQ(d["samples"], 300);
+    int sum = 0;
+    for (const auto& n : d["labels"]) sum += n.get<int>();
+    EXPECT_EQ(sum, 300);
+  }
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const auto& rounds = doc["runs"][0]["rounds"];
+  ASSERT_EQ(rounds.size(), 3u);
+  double last_end = 0, last_energy = 0;
+  for (const auto& r : rounds) {
+    EXPECT_EQ(r["counted"], 2);
+    EXPECT_EQ(r["samples"], 600);  // the two counted devices' partitions
+    EXPECT_GT(r["end_s"].get<double>(), last_end);
+    EXPECT_GT(r["cumulative_energy_j"].get<double>(), last_energy);
+    EXPECT_NEAR(r["cumulative_energy_j"].get<double>() - last_energy, r["energy_j"].get<double>(), 1e-6);
+    last_end = r["end_s"].get<double>();
+    last_energy = r["cumulative_energy_j"].get<double>();
+    EXPECT_FALSE(r["accuracy"].is_null());
+  }
+  // Three rounds of two devices' 300 samples, twice each: far above chance (0.1).
+  EXPECT_GT(rounds[2]["accuracy"].get<double>(), 0.3);
+  const auto& target = doc["runs"][0]["target"];
+  EXPECT_EQ(target["accuracy"], 0.5);
+  if (target["reached"].get<bool>()) {
+    const int round = target["round"].get<int>();
+    EXPECT_GE(rounds[round - 1]["accuracy"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(target["time_s"].get<double>(), rounds[round - 1]["end_s"].get<double>());
+    EXPECT_DOUBLE_EQ(target["energy_j"].get<double>(), rounds[round - 1]["cumulative_energy_j"].get<double>());
+  }
+}
+
+TEST_F(FederateCli, TheTableSaysWhereAccuracyAndTimeComeFrom) {
+  fleet();
+  const auto r = run_command(federate("--fleet " + quoted(dir_ / "fleet.toml") + " --quiet --rounds 1") + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("accuracy from real LibTorch training on this host"));
+  EXPECT_THAT(r.output, HasSubstr("times and energy simulated for the fleet's devices"));
+  EXPECT_THAT(r.output, HasSubstr("target accuracy 0.5"));
+}
+
+TEST_F(FederateCli, OneAndTwoJobsGiveTheSameBytes) {
+  fleet();
+  EXPECT_EQ(run_json("--jobs 1"), run_json("--jobs 2"));
+}
+
+#ifdef EDGETWIN_MPIEXEC
+TEST_F(FederateCli, TwoMpiRanksGiveTheSingleProcessBytes) {
+  fleet();
+  const std::string whole = run_json("--jobs 1");
+  const auto mpi = run_command("OMPI_MCA_btl_vader_single_copy_mechanism=none " + std::string(EDGETWIN_MPIEXEC) +
+                               " --allow-run-as-root --oversubscribe -np 2 " +
+                               federate("--fleet " + quoted(dir_ / "fleet.toml") + " --json --quiet --jobs 1 --mpi") +
+                               " 2>/dev/null");
+  ASSERT_EQ(mpi.exit_code, 0);
+  EXPECT_TRUE(mpi.output == whole) << "the MPI run's JSON differs";
+}
+#endif
+
+// Killed (SIGKILL) once its checkpoint holds a few rounds, then run again: the same bytes as a
+// run never killed.
+TEST_F(FederateCli, AKilledRunResumesToTheSameBytes) {
+  fleet();
+  const std::string whole = run_json("--rounds 6");
+  const auto checkpoints = dir_ / "checkpoints";
+  const auto file = checkpoints / "plan-1.etckpt";
+  const std::vector<std::string> argv{EDGETWIN_FEDERATE_BINARY, "--fleet", (dir_ / "fleet.toml").string(), "--rounds", "6",
+                                      "--json", "--quiet", "--checkpoint", checkpoints.string()};
+  const pid_t pid = test_support::start_tagged(argv, "federate-kill");
+  ASSERT_GT(pid, 0);
+  // Wait for the checkpoint of round 2 or 3 (each round rewrites it whole).
+  int writes = 0;
+  std::filesystem::file_time_type seen{};
+  for (int i = 0; i < 3000 && writes < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::error_code ec;
+    const auto t = std::filesystem::last_write_time(file, ec);
+    if (!ec && t != seen) {
+      seen = t;
+      ++writes;
+    }
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
+  ASSERT_TRUE(std::filesystem::exists(file));
+  const auto resumed = run_command("(" + federate("--fleet " + quoted(dir_ / "fleet.toml") + " --rounds 6 --json --checkpoint " +
+                                                  quoted(checkpoints)) + " 2>" + quoted(dir_ / "stderr.txt") + ")");
+  ASSERT_EQ(resumed.exit_code, 0);
+  EXPECT_TRUE(resumed.output == whole) << "the resumed run's JSON differs";
+  EXPECT_THAT(test_support::read_text(dir_ / "stderr.txt"), HasSubstr("replayed from the checkpoint"));
+  // A checkpoint of other options is another run's: refused, not resumed.
+  const auto other = run_bad("--rounds 5 --json --checkpoint " + quoted(checkpoints));
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_THAT(other.output, HasSubstr("a checkpoint of another run"));
+}
+
+TEST_F(FederateCli, FedScalesClockAndAComparisonRunBeside) {
+  fleet();
+  const auto figure = dir_ / "compare.png";
+  const auto doc = nlohmann::json::parse(
+      run_json("--rounds 2 --compare objective=energy --compare objective=time,deadline=30 --fedscale --plot " + quoted(figure)));
+  ASSERT_EQ(doc["runs"].size(), 4u);
+  EXPECT_EQ(doc["runs"][0]["label"], "objective=energy");
+  EXPECT_EQ(doc["runs"][1]["plan"]["deadline_s"], 30.0);
+  EXPECT_EQ(doc["runs"][1]["plan"]["objective"], "time");
+  EXPECT_EQ(doc["runs"][2]["clock"], "fedscale");
+  EXPECT_TRUE(doc["runs"][2]["rounds"][0]["energy_j"].is_null());
+  EXPECT_FALSE(doc["runs"][0]["rounds"][0]["energy_j"].is_null());
+  // FedScale's clock keeps no device busy and has no aggregation time: its rounds differ.
+  EXPECT_NE(doc["runs"][2]["rounds"][1]["end_s"], doc["runs"][0]["rounds"][1]["end_s"]);
+  EXPECT_GT(std::filesystem::file_size(figure), 10000u);
+}
+
+TEST_F(FederateCli, AFleetWithoutALearningTableIsRefused) {
+  const std::string text = small_fleet();
+  fleet(text.substr(0, text.find("[learning]")) + text.substr(text.find("[[group]]")));
+  const auto r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("learning: missing required table"));
+}
+
+TEST_F(FederateCli, BadLearningOptionsAreRefusedBeforeAnythingTrains) {
+  fleet();
+  for (const std::string& args : {"--partition dirichlet:0", "--partition dirichlet:-1", "--target-accuracy 1.5",
+                                  "--target-accuracy 0", "--compare objective=fastest", "--evaluate-every 0"}) {
+    const auto r = run_bad(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+  }
+  EXPECT_THAT(run_bad("--partition dirichlet:0").output, HasSubstr("--partition: expected iid, dirichlet:ALPHA"));
+  EXPECT_THAT(run_bad("--target-accuracy 1.5").output, HasSubstr("--target-accuracy"));
+}
+
+TEST_F(FederateCli, MoreSamplesThanTheDataSetAreRefusedAtThePartition) {
+  fleet(small_fleet(kFashion, "", 16000));  // 4 x 16,000 > 60,000
+  const auto r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("learning"));
+  EXPECT_THAT(r.output, HasSubstr("64000 samples in all, more than the 60000 of the training set"));
+  fleet(small_fleet(kFashion, "sample_with_replacement = true", 16000));
+  EXPECT_EQ(run_bad("--rounds 1 --max-test-samples 100").exit_code, 0);
+}
+
+// IDX files: a missing one, a wrong magic number, a gzip stream cut short, a label past the
+// classes: each at learning.data with the reader's file and offset.
+TEST_F(FederateCli, BadDataIsLocatedAtTheKeyThatNamedIt) {
+  const auto data = dir_ / "data";
+  std::filesystem::create_directories(data);
+  fleet(small_fleet(data.string()));
+  auto r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("fleet.toml:19:8: learning.data:"));
+  EXPECT_THAT(r.output, HasSubstr("train-images-idx3-ubyte: cannot open"));
+
+  std::string header(16, '\0');
+  header[2] = 0x08, header[3] = 0x01;  // magic 2049, a labels file's, where images belong
+  write_text(data / "train-images-idx3-ubyte", header);
+  r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("wrong magic 2049 (expected 2051)"));
+  std::filesystem::remove(data / "train-images-idx3-ubyte");
+
+  const std::string gz = test_support::read_text(kFashion + "/train-images-idx3-ubyte.gz");
+  write_text(data / "train-images-idx3-ubyte.gz", gz.substr(0, gz.size() / 2));
+  r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("train-images-idx3-ubyte.gz: byte"));
+  EXPECT_THAT(r.output, HasSubstr("not a whole gzip stream"));
+
+  // Two 28x28 images whose second label is 10 (Fashion-MNIST has ten classes, 0..9).
+  std::string images = "\x00\x00\x08\x03\x00\x00\x00\x02\x00\x00\x00\x1c\x00\x00\x00\x1c"s + std::string(2 * 784, '\x10');
+  std::string labels = "\x00\x00\x08\x01\x00\x00\x00\x02\x03\x0a"s;
+  write_text(data / "train-images-idx3-ubyte", images);
+  write_text(data / "train-labels-idx1-ubyte", labels);
+  std::filesystem::remove(data / "train-images-idx3-ubyte.gz");
+  r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("learning.data:"));
+  EXPECT_THAT(r.output, HasSubstr("label 10 is not 0..9"));
+}
+
+// A TorchScript model of 7 outputs for Fashion-MNIST's 10 classes (scripted with Debian's
+// python3-torch, which the README's install brings).
+TEST_F(FederateCli, AModelOfOtherOutputsThanTheClassesIsRefused) {
+  const auto model = dir_ / "seven.pt";
+  const auto made = run_command("/usr/bin/python3 -c \"import torch; torch.jit.script(torch.nn.Sequential("
+                                "torch.nn.Flatten(), torch.nn.Linear(784, 7))).save('" + model.string() + "')\"");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  fleet(small_fleet(kFashion, "torchscript = \"" + model.string() + "\""));
+  const auto r = run_bad("");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("learning.torchscript:"));
+  EXPECT_THAT(r.output, HasSubstr("output of shape [1, 7]"));
+  EXPECT_THAT(r.output, HasSubstr("10 classes"));
+}
+
+}  // namespace
+}  // namespace edgetwin::test
