@@ -2,13 +2,16 @@
 # Runs the Slurm scripts on a real single-node Slurm started here (munged, slurmctld and
 # slurmd from Debian's slurm-wlm and munge, on localhost, everything in a temp directory):
 # a sharded sweep as a job array of N tasks and its dependent merge job, compared byte for
-# byte with the same sweep in one process. Needs root (slurmd) and: apt-get install
-# slurm-wlm munge. ctest runs it as scale_out_slurm (label slow).
-# Usage: scripts/slurm-local-test.sh [edgetwin binary] [N]
+# byte with the same sweep in one process; given edgetwin-federate too, a learning run as a
+# two-task job (scripts/slurm-federate.sbatch, two MPI ranks), compared with one process. Needs
+# root (slurmd) and: apt-get install slurm-wlm munge. ctest runs it as scale_out_slurm (label
+# slow).
+# Usage: scripts/slurm-local-test.sh [edgetwin binary] [N] [edgetwin-federate binary]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 edgetwin=$(realpath "${1:-build/sim/edgetwin}")
 shards=${2:-4}
+federate=${3:+$(realpath "$3")}
 for tool in munged mungekey slurmctld slurmd sbatch squeue scontrol; do
   command -v "$tool" >/dev/null || { echo "slurm-local-test: $tool missing (apt-get install slurm-wlm munge)" >&2; exit 77; }
 done
@@ -79,5 +82,20 @@ if [[ $status -eq 0 ]]; then
 else
   echo "slurm-local-test: outputs differ" >&2
   cat "$work"/run/*.out >&2
+fi
+
+if [[ -n "$federate" ]]; then
+  learn=(--fleet jetson-mixed-lenet-fashion-mnist --rounds 2 --max-test-samples 1000 --json --quiet)
+  "$federate" "${learn[@]}" --jobs 1 > "$work/learn-one.json"
+  job=$(EDGETWIN_FEDERATE=$federate EDGETWIN_MPIRUN_OPTIONS="--allow-run-as-root --oversubscribe" \
+        OMPI_MCA_btl_vader_single_copy_mechanism=none sbatch --parsable -n 2 "$here/slurm-federate.sbatch" "${learn[@]}")
+  for _ in $(seq 300); do [[ -z $(squeue -h) ]] && break; sleep 1; done
+  if cmp "$work/learn-one.json" "$work/run/edgetwin-federate-${job%%;*}.out"; then
+    echo "slurm-local-test: a learning run on two Slurm tasks (MPI ranks): JSON byte-identical to one process"
+  else
+    echo "slurm-local-test: the learning run's JSON differs" >&2
+    cat "$work"/run/edgetwin-federate-*.err >&2
+    status=1
+  fi
 fi
 exit $status
