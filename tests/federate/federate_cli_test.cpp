@@ -9,6 +9,8 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <random>
+#include <tuple>
 #include <fstream>
 #include <thread>
 
@@ -175,8 +177,8 @@ TEST_F(FederateCli, TwoMpiRanksGiveTheSingleProcessBytes) {
 }
 #endif
 
-// Killed (SIGKILL) once its checkpoint holds a few rounds, then run again: the same bytes as a
-// run never killed.
+// Killed (SIGKILL) at a random round, once its checkpoint holds 1 to 4 rounds, then run again:
+// the same bytes as a run never killed.
 TEST_F(FederateCli, AKilledRunResumesToTheSameBytes) {
   fleet();
   const std::string whole = run_json("--rounds 6");
@@ -186,10 +188,12 @@ TEST_F(FederateCli, AKilledRunResumesToTheSameBytes) {
                                       "--json", "--quiet", "--checkpoint", checkpoints.string()};
   const pid_t pid = test_support::start_tagged(argv, "federate-kill");
   ASSERT_GT(pid, 0);
-  // Wait for the checkpoint of round 2 or 3 (each round rewrites it whole).
+  // Wait for the checkpoint of that round (each round rewrites it whole).
+  const int kill_after = 1 + static_cast<int>(std::random_device{}() % 4);
+  SCOPED_TRACE("killed after round " + std::to_string(kill_after));
   int writes = 0;
   std::filesystem::file_time_type seen{};
-  for (int i = 0; i < 3000 && writes < 2; ++i) {
+  for (int i = 0; i < 3000 && writes < kill_after; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::error_code ec;
     const auto t = std::filesystem::last_write_time(file, ec);
@@ -311,6 +315,42 @@ TEST_F(FederateCli, AModelOfOtherOutputsThanTheClassesIsRefused) {
   EXPECT_THAT(r.output, HasSubstr("learning.torchscript:"));
   EXPECT_THAT(r.output, HasSubstr("output of shape [1, 7]"));
   EXPECT_THAT(r.output, HasSubstr("10 classes"));
+}
+
+// A user's own data in the other formats calibrate reads, and a user's own TorchScript model:
+// CIFAR-10 binary batches and a JPEG folder of three classes, written by edgetwin-calibrate
+// make-dataset, each learned by a linear model scripted with python3-torch.
+TEST_F(FederateCli, CifarBatchesAndJpegFoldersLearnWithATorchScriptModel) {
+  const std::string calibrate = EDGETWIN_CALIBRATE_BINARY;
+  for (const auto& [format, workload, classes] :
+       {std::tuple{"cifar10", "resnet18-cifar10", 10}, std::tuple{"jpeg-folder", "lenet-jpeg-folder", 3}}) {
+    SCOPED_TRACE(format);
+    const auto train = dir_ / (std::string(format) + "-train");
+    const auto test = dir_ / (std::string(format) + "-test");
+    const std::string size = std::string(format) == "jpeg-folder" ? " --image-size 32" : "";
+    for (const auto& [out, n, seed] : {std::tuple{train, 100, 1}, std::tuple{test, 40, 2}}) {
+      const auto made = run_command(calibrate + " make-dataset --format " + format + " --samples " + std::to_string(n) +
+                                    " --classes " + std::to_string(classes) + size + " --seed " + std::to_string(seed) +
+                                    " --out " + quoted(out));
+      ASSERT_EQ(made.exit_code, 0) << made.output;
+    }
+    const auto model = dir_ / (std::string(format) + ".pt");
+    const auto scripted = run_command("/usr/bin/python3 -c \"import torch; torch.jit.script(torch.nn.Sequential("
+                                      "torch.nn.Flatten(), torch.nn.Linear(3072, " + std::to_string(classes) + "))).save('" +
+                                      model.string() + "')\"");
+    ASSERT_EQ(scripted.exit_code, 0) << scripted.output;
+    std::string text = small_fleet(train.string(), "format = \"" + std::string(format) + "\"\ntest_data = \"" + test.string() +
+                                                       "\"\ntorchscript = \"" + model.string() + "\"\ncrop_size = 32", 20);
+    text.replace(text.find("lenet-fashion-mnist"), std::string("lenet-fashion-mnist").size(), workload);
+    text.replace(text.find("max_test_samples = 2000"), std::string("max_test_samples = 2000").size(), "max_test_samples = 40");
+    fleet(text);
+    const auto doc = nlohmann::json::parse(run_json("--rounds 2 --deadline 3600"));
+    EXPECT_EQ(doc["data"]["classes"], classes);
+    EXPECT_EQ(doc["model"]["parameters"], 3072 * classes + classes);
+    ASSERT_EQ(doc["runs"][0]["rounds"].size(), 2u);
+    EXPECT_EQ(doc["runs"][0]["rounds"][1]["counted"], 2);
+    EXPECT_FALSE(doc["runs"][0]["rounds"][1]["accuracy"].is_null());
+  }
 }
 
 }  // namespace
