@@ -49,12 +49,6 @@ struct PlanVariant {
   FleetSpec spec;
 };
 
-Objective objective_of(const std::string& name) {
-  if (name == "time") return Objective::time;
-  if (name == "balanced") return Objective::balanced;
-  return Objective::energy;
-}
-
 int default_jobs() {
   cpu_set_t set;
   return sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
@@ -84,23 +78,7 @@ PartitionSpec partition_option(const std::string& text) {
 
 void apply_overrides(const FederateOptions& o, FleetSpec& spec) {
   std::vector<Diagnostic> problems;
-  if (o.deadline_s) {
-    check_number_option(problems, "--deadline", *o.deadline_s, Bound::positive, "s");
-    spec.round.deadline_s = *o.deadline_s;
-  }
-  if (o.rounds) {
-    check_count_option(problems, "--rounds", *o.rounds, Bound::positive, "rounds");
-    spec.round.rounds = *o.rounds;
-  }
-  if (o.clients_per_round) {
-    check_count_option(problems, "--clients-per-round", *o.clients_per_round, Bound::positive, "clients");
-    spec.round.clients_per_round = *o.clients_per_round;
-  }
-  if (o.over_commitment) {
-    if (!(*o.over_commitment >= 1 && *o.over_commitment <= 100))
-      problems.push_back(option_problem("--over-commitment", fmt::format("expected 1 to 100, got {}", *o.over_commitment)));
-    spec.round.over_commitment = *o.over_commitment;
-  }
+  apply_round_overrides(o.round, spec, problems);
   LearningSpec& l = *spec.learning;
   if (!o.partition.empty()) l.partition = partition_option(o.partition);
   if (o.target_accuracy) {
@@ -151,11 +129,11 @@ PlanVariant variant_of(const std::string& text, const PlanVariant& base) {
     const std::string key = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
     try {
-      if (key == "objective" && (value == "energy" || value == "time" || value == "balanced")) v.objective = objective_of(value);
+      if (key == "objective" && (value == "energy" || value == "time" || value == "balanced")) v.objective = objective_named(value);
       else if (key == "clock" && (value == "edgetwin" || value == "fedscale")) v.clock = value == "fedscale" ? Clock::fedscale : Clock::edgetwin;
-      else if (key == "deadline") o.deadline_s = std::stod(value);
-      else if (key == "clients_per_round" || key == "k") o.clients_per_round = std::stoi(value);
-      else if (key == "over_commitment") o.over_commitment = std::stod(value);
+      else if (key == "deadline") o.round.deadline_s = std::stod(value);
+      else if (key == "clients_per_round" || key == "k") o.round.clients_per_round = std::stoi(value);
+      else if (key == "over_commitment") o.round.over_commitment = std::stod(value);
       else throw std::invalid_argument(key);
     } catch (const std::exception&) {
       throw option_error("--compare",
@@ -169,7 +147,7 @@ PlanVariant variant_of(const std::string& text, const PlanVariant& base) {
 }
 
 std::vector<PlanVariant> plan_variants(const FederateOptions& o, FleetSpec base_spec) {
-  PlanVariant base{"", objective_of(o.objective), o.clock == "fedscale" ? Clock::fedscale : Clock::edgetwin,
+  PlanVariant base{"", objective_named(o.objective), o.clock == "fedscale" ? Clock::fedscale : Clock::edgetwin,
                    std::move(base_spec)};
   std::vector<PlanVariant> out;
   for (const std::string& text : o.compare) out.push_back(variant_of(text, base));
@@ -317,10 +295,7 @@ void add_federate_options(CLI::App& app, FederateOptions& o) {
   app.add_option("--objective", o.objective, "The plan's objective: energy, time or balanced (as plan-round)")
       ->check(CLI::IsMember({"energy", "time", "balanced"}))
       ->capture_default_str();
-  app.add_option("--deadline", o.deadline_s, "Round deadline in seconds (default: the fleet file's)");
-  app.add_option("--rounds", o.rounds, "Rounds to run (default: the fleet file's)");
-  app.add_option("--clients-per-round", o.clients_per_round, "K, the updates a round waits for (default: the fleet file's)");
-  app.add_option("--over-commitment", o.over_commitment, "Select ceil(f x K) devices a round (default: the fleet file's)");
+  add_round_override_options(app, o.round);
   app.add_option("--partition", o.partition, "iid, dirichlet:ALPHA or shards:K (default: the fleet file's)");
   app.add_option("--target-accuracy", o.target_accuracy, "Test accuracy in (0, 1] to report the time and energy to");
   app.add_option("--evaluate-every", o.evaluate_every, "Evaluate the global model every N rounds (and at the last)");

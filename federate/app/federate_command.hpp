@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/app/round_overrides.hpp"
 #include "sim/config/input_limits.hpp"
 
 namespace CLI {
@@ -25,10 +26,7 @@ namespace edgetwin::federate {
 struct FederateOptions {
   std::string fleet;
   std::string objective = "energy";
-  std::optional<double> deadline_s;
-  std::optional<int> rounds;
-  std::optional<int> clients_per_round;
-  std::optional<double> over_commitment;
+  RoundOverrides round;
   std::string partition;  // "iid", "dirichlet:ALPHA" or "shards:K"; "": the fleet file's
   std::optional<double> target_accuracy;
   std::optional<int> evaluate_every;

@@ -93,12 +93,16 @@ void write_run(std::ostream& out, const LearningReport& r, const LearningRunResu
 }
 
 void write_comparison(std::ostream& out, const LearningReport& r) {
-  fmt::print(out, "\n{:<32} {:>9} {:>7} {:>10} {:>10} {:>10} {:>9}\n", "plan", "clock", "rounds", "hours", "kJ",
-             "best_acc", "at_round");
+  std::size_t width = 4;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) width = std::max(width, run_name(r.runs[i], i).size());
+  fmt::print(out, "\n{:<{}} {:>9} {:>7} {:>10} {:>8} {:>10} {:>9} {:>9}\n", "plan", width, "clock", "rounds", "time_s",
+             "hours", "kJ", "best_acc", "at_round");
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const TargetResult t = time_to_target(r.runs[i], r.learning->target_accuracy);
-    fmt::print(out, "{:<32} {:>9} {:>7} {:>10} {:>10} {:>10.4f} {:>9}\n", run_name(r.runs[i], i), to_string(r.runs[i].clock),
-               t.reached ? fmt::format("{}", t.round) : "-", t.reached ? fmt::format("{:.3f}", t.time_s / kSecondsPerHour) : "-",
+    fmt::print(out, "{:<{}} {:>9} {:>7} {:>10} {:>8} {:>10} {:>9.4f} {:>9}\n", run_name(r.runs[i], i), width,
+               to_string(r.runs[i].clock), t.reached ? fmt::format("{}", t.round) : "-",
+               t.reached ? fmt::format("{:.1f}", t.time_s) : "-",
+               t.reached ? fmt::format("{:.3f}", t.time_s / kSecondsPerHour) : "-",
                t.reached && t.energy_j ? fmt::format("{:.1f}", *t.energy_j / 1e3) : "-", t.best_accuracy, t.best_round);
   }
   if (r.learning->target_accuracy)
@@ -233,16 +237,24 @@ void write_learning_csv(std::ostream& out, const LearningReport& r) {
   }
 }
 
+// Hours once the runs last two of them, seconds before.
+double time_unit_s(const LearningReport& r) {
+  double last = 0;
+  for (const auto& run : r.runs) last = std::max(last, run.outcome.rounds.empty() ? 0.0 : run.outcome.rounds.back().end_s);
+  return last >= 2 * kSecondsPerHour ? kSecondsPerHour : 1.0;
+}
+
 Figure learning_figure(const LearningReport& r, bool svg) {
   Figure f;
-  f.terminal = svg ? "svg size 1200,500 dynamic" : "pngcairo size 1200,500";
+  f.terminal = (svg ? "svg size 1200,500 dynamic" : "pngcairo size 1200,500") + std::string(" noenhanced");
+  const double unit_s = time_unit_s(r);
   std::string plot_hours, plot_energy;
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const LearningRunResult& run = r.runs[i];
     const auto energy = cumulative(run.energy_j);
     for (std::size_t k = 0; k < run.learning.size(); ++k) {
       if (!run.learning[k].evaluated) continue;
-      f.data += fmt::format("{} {:.9g} {:.9g} {}\n", i, run.outcome.rounds[k].end_s / kSecondsPerHour,
+      f.data += fmt::format("{} {:.9g} {:.9g} {}\n", i, run.outcome.rounds[k].end_s / unit_s,
                             run.learning[k].accuracy, energy.empty() ? "NaN" : fmt::format("{:.9g}", energy[k] / 1e3));
     }
     f.data += "\n\n";  // one gnuplot index per plan
@@ -257,10 +269,11 @@ Figure learning_figure(const LearningReport& r, bool svg) {
   f.commands = fmt::format(
       "set multiplot layout 1,2 title {}\n"
       "set key bottom right\nset grid\nset ylabel 'test accuracy'\n"
-      "set xlabel 'simulated time (h)'\nplot {}{}\n"
+      "set xlabel 'simulated time ({})'\nplot {}{}\n"
       "set xlabel 'fleet energy (kJ)'\n{}\n"
       "unset multiplot\n",
-      gnuplot_quoted(fmt::format("{}: accuracy from real training, time and energy simulated", r.fleet)), plot_hours, target,
+      gnuplot_quoted(fmt::format("{}: accuracy from real training, time and energy simulated", r.fleet)),
+      unit_s == 1.0 ? "s" : "h", plot_hours, target,
       plot_energy.empty() ? "set label 1 'no plan on an energy clock' at graph 0.3,0.5\nplot 0 notitle"
                           : "plot " + plot_energy + target);
   return f;

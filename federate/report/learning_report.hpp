@@ -60,8 +60,8 @@ void write_learning_table(std::ostream& out, const LearningReport& report);
 void write_learning_json(std::ostream& out, const LearningReport& report);
 void write_learning_csv(std::ostream& out, const LearningReport& report);
 
-// Accuracy against simulated hours (left) and against kJ (right, plans on edgetwin's clock), one
-// curve per plan, the target as a line.
+// Accuracy against simulated time (left; in hours once the runs last two, else in seconds) and
+// against kJ (right, plans on edgetwin's clock), one curve per plan, the target as a line.
 Figure learning_figure(const LearningReport& report, bool svg);
 
 }  // namespace edgetwin::federate

@@ -27,8 +27,7 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
                   "(finish times as equal as possible, least energy)")
       ->check(CLI::IsMember({"energy", "time", "balanced"}))
       ->capture_default_str();
-  cmd->add_option("--deadline", o.deadline_s, "Round deadline in seconds (default: the fleet file's)");
-  cmd->add_option("--rounds", o.rounds, "Rounds to simulate (default: the fleet file's)");
+  add_round_override_options(*cmd, o.round);
   auto* json = cmd->add_flag("--json", o.json, "Write the whole report as JSON instead of a table");
   cmd->add_flag("--csv", o.csv, "Write one CSV row per device and round instead of a table")->excludes(json);
   cmd->add_option("--gantt", o.gantt, "Draw round 1 as a Gantt chart (PNG or SVG, by extension)");
@@ -50,25 +49,12 @@ std::vector<OutputOption> plan_round_output_options() {
 
 namespace {
 
-Objective objective_of(const std::string& name) {
-  if (name == "time") return Objective::time;
-  if (name == "balanced") return Objective::balanced;
-  return Objective::energy;
-}
-
 FleetSpec load_with_overrides(const PlanRoundOptions& o) {
   std::vector<Diagnostic> problems;
   check_count_option(problems, "--max-devices", o.max_devices, Bound::positive, "");
   if (!problems.empty()) throw ConfigError(std::move(problems));
   FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet), o.max_devices);
-  if (o.deadline_s) {
-    check_number_option(problems, "--deadline", *o.deadline_s, Bound::positive, "s");
-    spec.round.deadline_s = *o.deadline_s;
-  }
-  if (o.rounds) {
-    check_count_option(problems, "--rounds", *o.rounds, Bound::positive, "rounds");
-    spec.round.rounds = *o.rounds;
-  }
+  apply_round_overrides(o.round, spec, problems);
   check_count_option(problems, "--frontier", o.frontier_points, Bound::positive, "deadlines");
   check_count_option(problems, "--jobs", o.chunks.jobs, Bound::positive, "processes");
   if (!o.gantt.empty())
@@ -113,7 +99,7 @@ int run_plan_round(const PlanRoundOptions& o) {
     settings.frontier_points = o.frontier_points;
     settings.chunks = chunks;
     settings.single_engine = o.single_engine;
-    const PlanResult plan = plan_rounds(fleet, table, objective_of(o.objective), settings);
+    const PlanResult plan = plan_rounds(fleet, table, objective_named(o.objective), settings);
     const PlanReport report = build_plan_report(fleet, table, plan);
     if (scale_out.writes_outputs()) write_plan_outputs(o, report);
     return everyone_fits(report) ? 0 : 2;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sim/app/member_chunks.hpp"
+#include "sim/app/round_overrides.hpp"
 #include "sim/app/scale_out.hpp"
 #include "sim/config/input_limits.hpp"
 
@@ -25,8 +26,7 @@ namespace edgetwin {
 struct PlanRoundOptions {
   std::string fleet;
   std::string objective = "energy";
-  std::optional<double> deadline_s;
-  std::optional<int> rounds;
+  RoundOverrides round;
   bool json = false;
   bool csv = false;
   std::string gantt;
