@@ -12,7 +12,7 @@ set -euo pipefail
 sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
               libjemalloc-dev libboost-dev libxxhash-dev)
 all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev zlib1g-dev
-              dataset-fashion-mnist gnuplot-nox
+              dataset-fashion-mnist gnuplot-nox help2man dpkg-dev
               clang-14 libclang-rt-14-dev llvm-14 openmpi-bin libopenmpi-dev
               python3-torch python3-torchvision python3-pytest)
 

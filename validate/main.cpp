@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/app/command_line.hpp"
+#include "sim/app/data_dir.hpp"
 #include "calibrate/app/torch_side_errors.hpp"
 #include "calibrate/training/process_memory.hpp"
 #include "validate/validate_command.hpp"
@@ -11,6 +12,7 @@
 int main(int argc, char** argv) {
   edgetwin::calibrate::use_repeatable_allocator();
   CLI::App app{"edgetwin-validate: predictions against fresh real runs, with the error reported honestly"};
+  app.set_version_flag("--version", std::string("edgetwin-validate ") + EDGETWIN_VERSION);
   edgetwin::validate::ValidateOptions options;
   edgetwin::validate::ExportModelOptions export_options;
   edgetwin::validate::add_validate_options(app, options);
@@ -27,7 +29,7 @@ int main(int argc, char** argv) {
         if (export_command->parsed()) return edgetwin::validate::run_export_model(export_options);
         if (pad_command->parsed()) return edgetwin::validate::run_pad_jpeg(pad_options);
         if (pool_command->parsed()) return edgetwin::validate::run_pool_profiles(pool_options);
-        return edgetwin::validate::run_validate(options, EDGETWIN_DATA_DIR);
+        return edgetwin::validate::run_validate(options, edgetwin::data_dir());
       },
       edgetwin::calibrate::dataset_or_hardware_error);
 }

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/data_dir.hpp"
+
 #include "sim/config/config_error.hpp"
 #include "validate/external_program.hpp"
 
@@ -76,7 +78,7 @@ std::string read_whole(const std::filesystem::path& file) {
 
 PythonRunner python_runner(const std::filesystem::path& interpreter_override) {
   return {interpreter_override.empty() ? std::filesystem::path(EDGETWIN_PYTHON) : interpreter_override,
-          std::filesystem::path(EDGETWIN_PYTORCH_SCRIPT)};
+          data_dir() / "validate" / "pytorch_train.py"};
 }
 
 void check_python_runner(const PythonRunner& runner) {

@@ -12,6 +12,7 @@
 #include "calibrate/app/measure_command.hpp"
 #include "calibrate/app/run_command.hpp"
 #include "sim/app/command_line.hpp"
+#include "sim/app/data_dir.hpp"
 #include "calibrate/app/torch_side_errors.hpp"
 #include "calibrate/training/process_memory.hpp"
 
@@ -39,7 +40,7 @@ struct Commands {
 
 int dispatch(const CLI::App& app, Commands& c) {
   auto& [run, measure, make, import, census] = c;
-  const std::filesystem::path data_dir = EDGETWIN_DATA_DIR;
+  const std::filesystem::path data_dir = edgetwin::data_dir();
   if (app.got_subcommand("run")) return edgetwin::calibrate::run_calibration(run, data_dir);
   if (app.got_subcommand("measure")) return edgetwin::calibrate::run_measure(measure, data_dir);
   if (app.got_subcommand("make-dataset")) return edgetwin::calibrate::run_make_dataset(make);
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   edgetwin::calibrate::use_repeatable_allocator();
   CLI::App app{
       "edgetwin-calibrate: measure real LibTorch training on this device and write the profile edgetwin loads"};
+  app.set_version_flag("--version", std::string("edgetwin-calibrate ") + EDGETWIN_VERSION);
   app.require_subcommand(1);
   Commands c;
   edgetwin::calibrate::add_run_command(app, c.run);

@@ -26,10 +26,6 @@
 #include "sim/config/option_checks.hpp"
 #include "sim/config/seeded_random.hpp"
 
-#ifndef EDGETWIN_VERSION
-#define EDGETWIN_VERSION "unknown"
-#endif
-
 namespace edgetwin::federate {
 namespace {
 

@@ -11,10 +11,6 @@
 #include "federate/app/federate_command.hpp"
 #include "sim/app/command_line.hpp"
 
-#ifndef EDGETWIN_VERSION
-#define EDGETWIN_VERSION "unknown"
-#endif
-
 namespace {
 
 std::optional<std::string> dataset_error() {

@@ -5,15 +5,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/app/data_dir.hpp"
 #include "sim/config/config_error.hpp"
 
 namespace edgetwin {
 namespace {
 
-std::filesystem::path catalogue_dir(const std::string& kind) {
-  if (const char* dir = std::getenv("EDGETWIN_DATA_DIR")) return std::filesystem::path(dir) / kind;
-  return std::filesystem::path(EDGETWIN_DATA_DIR) / kind;
-}
+std::filesystem::path catalogue_dir(const std::string& kind) { return data_dir() / kind; }
 
 }  // namespace
 

@@ -11,7 +11,8 @@
 
 namespace edgetwin {
 
-// nullopt: parsed, go on; otherwise the exit code to leave with (CLI11 printed why).
+// nullopt: parsed, go on; otherwise the exit code to leave with (CLI11 printed why): 0 after
+// --help or --version, 2 for bad usage.
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
 // An option naming something (a device, a storage medium, a mode): given, it must not be empty

@@ -26,6 +26,7 @@ struct Commands {
   std::vector<std::string> shard_files;
 
   Commands() {
+    app.set_version_flag("--version", std::string("edgetwin ") + EDGETWIN_VERSION);
     app.require_subcommand(1);
     edgetwin::add_predict_command(app, predict);
     edgetwin::add_sweep_command(app, sweep);
