@@ -55,6 +55,9 @@ FleetSpec load_with_overrides(const PlanRoundOptions& o) {
   if (!problems.empty()) throw ConfigError(std::move(problems));
   FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet), o.max_devices);
   apply_round_overrides(o.round, spec, problems);
+  if (spec.round.selection == Selection::oort)
+    problems.push_back(spec.source.at("round.selection", "oort reads the losses of a learning run: plan it with "
+                                                         "edgetwin-federate; plan-round takes random, all, fastest or energy"));
   check_count_option(problems, "--frontier", o.frontier_points, Bound::positive, "deadlines");
   check_count_option(problems, "--jobs", o.chunks.jobs, Bound::positive, "processes");
   if (!o.gantt.empty())

@@ -12,7 +12,7 @@
 namespace edgetwin {
 namespace {
 
-constexpr std::array<std::string_view, 2> kSelections{"random", "all"};
+constexpr std::array<std::string_view, 5> kSelections{"random", "all", "fastest", "energy", "oort"};
 constexpr std::array<std::string_view, 3> kIdleStates{"dvfs-on", "dvfs-off", "suspend"};
 constexpr std::array<std::string_view, 3> kDistributions{"fixed", "uniform", "lognormal"};
 constexpr std::array<std::string_view, 1> kAvailabilityWords{"always"};
@@ -72,7 +72,7 @@ void read_round(TomlReader& reader, RoundSpec& round) {
   reader.read_count("round.rounds", round.rounds, Presence::optional, Bound::positive, "rounds");
   std::string selection = "random";
   if (reader.read_choice("round.selection", selection, Presence::optional, kSelections))
-    round.selection = selection == "all" ? Selection::all : Selection::random;
+    round.selection = selection_named(selection);
   reader.read_number("round.suspend_min_gap_s", round.suspend_min_gap_s, Presence::optional, Bound::non_negative, "s");
 }
 
@@ -307,6 +307,16 @@ void check_clients(TomlReader& reader, const FleetSpec& fleet, std::int64_t max_
 }
 
 }  // namespace
+
+Selection selection_named(std::string_view name) {
+  if (name == "all") return Selection::all;
+  if (name == "fastest") return Selection::fastest;
+  if (name == "energy") return Selection::energy;
+  if (name == "oort") return Selection::oort;
+  return Selection::random;
+}
+
+std::string to_string(Selection selection) { return std::string(kSelections[static_cast<std::size_t>(selection)]); }
 
 std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file) {
   return fleet_file.parent_path() / "networks";

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "sim/config/fleet_specs.hpp"
 #include "sim/config/input_limits.hpp"
@@ -24,6 +26,10 @@ NetworkSpec load_network(const std::filesystem::path& file);
 
 // <directory of the fleet file>/networks.
 std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file);
+
+// The names of round.selection ("random", "all", "fastest", "energy", "oort").
+Selection selection_named(std::string_view name);
+std::string to_string(Selection selection);
 
 // Devices in the fleet, over all groups.
 std::int64_t fleet_size(const FleetSpec& fleet);

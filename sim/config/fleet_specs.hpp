@@ -77,7 +77,10 @@ struct DeviceGroupSpec {
   IdleState idle = IdleState::dvfs_on;
 };
 
-enum class Selection { random, all };
+// Who a round selects (sim/model/client_selection.hpp): a seeded random choice, every candidate,
+// the least predicted task time, the least predicted energy per counted update, or Oort's
+// statistical and system utility (learning runs only: it reads the learner's losses).
+enum class Selection { random, all, fastest, energy, oort };
 enum class Objective { time, energy, balanced };
 
 struct RoundSpec {

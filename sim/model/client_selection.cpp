@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "sim/config/seeded_random.hpp"
 
@@ -17,9 +18,44 @@ std::vector<std::size_t> RandomSelection::select(int round, const std::vector<st
   return chosen;
 }
 
-std::unique_ptr<ClientSelection> make_client_selection(Selection selection, std::uint64_t seed) {
+namespace {
+
+// The first `wanted` candidates in the order `before` gives, ascending by device.
+template <typename Before>
+std::vector<std::size_t> least(const std::vector<std::size_t>& candidates, std::size_t wanted, Before before) {
+  std::vector<std::size_t> chosen = candidates;
+  std::stable_sort(chosen.begin(), chosen.end(), before);
+  chosen.resize(std::min(wanted, chosen.size()));
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+}  // namespace
+
+std::vector<std::size_t> FastestSelection::select(int, const std::vector<std::size_t>& candidates, std::size_t wanted) {
+  const auto& t = predictions_.task_s;
+  return least(candidates, wanted, [&](std::size_t a, std::size_t b) { return t.at(a) < t.at(b); });
+}
+
+std::vector<std::size_t> EnergySelection::select(int, const std::vector<std::size_t>& candidates, std::size_t wanted) {
+  const auto& t = predictions_.task_s;
+  const auto& e = predictions_.energy_j;
+  const double deadline = predictions_.deadline_s;
+  return least(candidates, wanted, [&](std::size_t a, std::size_t b) {
+    const bool a_counts = t.at(a) <= deadline, b_counts = t.at(b) <= deadline;
+    if (a_counts != b_counts) return a_counts;
+    if (a_counts && e.at(a) != e.at(b)) return e.at(a) < e.at(b);
+    return t.at(a) < t.at(b);
+  });
+}
+
+std::unique_ptr<ClientSelection> make_client_selection(Selection selection, std::uint64_t seed,
+                                                       TaskPredictions predictions) {
   switch (selection) {
     case Selection::all: return std::make_unique<AllSelection>();
+    case Selection::fastest: return std::make_unique<FastestSelection>(std::move(predictions));
+    case Selection::energy: return std::make_unique<EnergySelection>(std::move(predictions));
+    case Selection::oort: throw std::logic_error("oort selection reads a learner's losses: federate/ builds it");
     case Selection::random: break;
   }
   return std::make_unique<RandomSelection>(seed);

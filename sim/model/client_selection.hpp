@@ -43,7 +43,40 @@ class AllSelection final : public ClientSelection {
   }
 };
 
-std::unique_ptr<ClientSelection> make_client_selection(Selection selection, std::uint64_t seed);
+// What the planner predicts of each device's task alone (sim/plan/round_planner.hpp), for the
+// policies that choose by prediction.
+struct TaskPredictions {
+  std::vector<double> task_s;    // download, training and upload
+  std::vector<double> energy_j;  // the same task's energy
+  double deadline_s = 0;
+};
+
+// The `wanted` candidates of least predicted task time (ties: the lower device index).
+class FastestSelection final : public ClientSelection {
+ public:
+  explicit FastestSelection(TaskPredictions predictions) : predictions_(std::move(predictions)) {}
+  std::vector<std::size_t> select(int round, const std::vector<std::size_t>& candidates, std::size_t wanted) override;
+
+ private:
+  TaskPredictions predictions_;
+};
+
+// The `wanted` candidates of least predicted energy per counted update: a task predicted to
+// miss the deadline counts for nothing, so its energy per counted update is unbounded and it
+// comes last (the faster first among those); ties go to the faster, then the lower index.
+class EnergySelection final : public ClientSelection {
+ public:
+  explicit EnergySelection(TaskPredictions predictions) : predictions_(std::move(predictions)) {}
+  std::vector<std::size_t> select(int round, const std::vector<std::size_t>& candidates, std::size_t wanted) override;
+
+ private:
+  TaskPredictions predictions_;
+};
+
+// random, all, fastest and energy; oort reads a learner's losses, so its learning run builds it
+// (federate/), and asking here for it is a programming error (std::logic_error).
+std::unique_ptr<ClientSelection> make_client_selection(Selection selection, std::uint64_t seed,
+                                                       TaskPredictions predictions = {});
 
 // ceil(f x K): the devices a round selects.
 std::size_t selected_per_round(double over_commitment, int clients_per_round);

@@ -97,12 +97,23 @@ struct DeviceState {
   std::size_t tasks_trained = 0;
 };
 
+TaskPredictions predictions(const std::vector<RoundDevice>& devices, const RoundSettings& settings) {
+  TaskPredictions p;
+  p.deadline_s = settings.deadline_s;
+  for (const RoundDevice& d : devices) {
+    p.task_s.push_back(d.predicted_task_s);
+    p.energy_j.push_back(d.predicted_task_energy_j);
+  }
+  return p;
+}
+
 class Rounds {
  public:
   Rounds(const ServerSpec& server, const RoundSettings& settings, const std::vector<RoundDevice>& devices,
          RoundHooks hooks)
       : server_(server), settings_(settings), specs_(devices), listener_(hooks.listener) {
-    if (hooks.selection == nullptr) default_selection_ = make_client_selection(settings.selection, settings.seed);
+    if (hooks.selection == nullptr)
+      default_selection_ = make_client_selection(settings.selection, settings.seed, predictions(devices, settings));
     selection_ = hooks.selection != nullptr ? hooks.selection : default_selection_.get();
     bool energy = false;
     for (const auto& d : devices) energy = energy || (d.profiles.empty() && d.device.power.has_value());

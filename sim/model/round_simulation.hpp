@@ -60,6 +60,10 @@ struct RoundDevice {
   NetworkSpec network;
   AvailabilitySpec availability;
   std::shared_ptr<const AvailabilityTrace> trace;  // for availability traces
+  // Its task alone, as the planner predicts it (download, training, upload; the energy of the
+  // three): what the fastest and energy selections choose by.
+  double predicted_task_s = 0;
+  double predicted_task_energy_j = 0;
   // Empty: the device's pipeline trains in the engine. Otherwise its k-th task replays
   // profiles[k] (there must be one per round it may take part in), and the engine holds only
   // its network endpoint.

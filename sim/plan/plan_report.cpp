@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/operating_point.hpp"
+#include "sim/config/fleet_loader.hpp"
 #include "sim/plan/fedscale_estimate.hpp"
 
 namespace edgetwin {
@@ -167,7 +168,7 @@ void write_header(std::ostream& out, const PlanReport& r) {
              p.deadline_s, round.clients_per_round,
              round.selection == Selection::all ? std::string("all available")
                                                : fmt::format("ceil({} x {})", round.over_commitment, round.clients_per_round),
-             round.selection == Selection::all ? "all" : "random", round.rounds, round.rounds == 1 ? "" : "s",
+             to_string(round.selection), round.rounds, round.rounds == 1 ? "" : "s",
              round.local_steps > 0 ? fmt::format("{} steps", round.local_steps) : fmt::format("{} epoch(s)", round.local_epochs),
              p.fastest_round_s);
   int moved = 0;

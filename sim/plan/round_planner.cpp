@@ -297,21 +297,33 @@ std::vector<TaskProfile> profiles_for(const CandidateTable& table, const Profile
                                   TaskProfile{e.train_s, e.train_energy_j, e.stall_s, e.compute_s, 0});
 }
 
+// Device d under configuration c as the round engine sees it, but for its training: its
+// network, availability and what the planner predicts of its task alone.
+RoundDevice round_device(const FleetInstance& fleet, const CandidateTable& table, std::size_t d, std::size_t c) {
+  const FleetDevice& device = fleet.devices[d];
+  const GroupInstance& g = fleet.groups[device.group];
+  const Estimate& e = table.at(d, c);
+  RoundDevice r;
+  r.name = device.name;
+  r.group = device.group;
+  r.index_in_group = device.index_in_group;
+  r.network = g.network;
+  r.availability = g.spec->availability;
+  r.trace = g.trace;
+  r.predicted_task_s = e.finish_s();
+  // The task's energy alone: its energy to a deadline at its own finish, no wait.
+  r.predicted_task_energy_j = energy_to_deadline(g.power, e.download_s, e.train_s, e.train_energy_j, e.upload_s, 0,
+                                                 fleet.spec.round.suspend_min_gap_s);
+  return r;
+}
+
 // Every device of the fleet with its tasks replayed from profiles.
 std::vector<RoundDevice> replayed_devices(const FleetInstance& fleet, const CandidateTable& table,
                                           const std::vector<std::size_t>& candidate_of_device,
                                           const ProfileCache& profiles) {
   std::vector<RoundDevice> devices;
   for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
-    const FleetDevice& device = fleet.devices[d];
-    const GroupInstance& g = fleet.groups[device.group];
-    RoundDevice r;
-    r.name = device.name;
-    r.group = device.group;
-    r.index_in_group = device.index_in_group;
-    r.network = g.network;
-    r.availability = g.spec->availability;
-    r.trace = g.trace;
+    RoundDevice r = round_device(fleet, table, d, candidate_of_device[d]);
     r.profiles = profiles_for(table, profiles, d, candidate_of_device[d], fleet.spec.round.rounds);
     devices.push_back(std::move(r));
   }
@@ -327,10 +339,12 @@ RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& ta
     std::vector<RoundDevice> devices;
     for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
       const FleetDevice& device = fleet.devices[d];
-      const GroupInstance& g = fleet.groups[device.group];
-      MemberRun m = candidate_run(fleet, device, g.candidates[candidate_of_device[d]]);
-      devices.push_back({device.name, device.group, device.index_in_group, std::move(m.device), std::move(m.workload),
-                         std::move(m.run), g.network, g.spec->availability, g.trace, {}});
+      MemberRun m = candidate_run(fleet, device, fleet.groups[device.group].candidates[candidate_of_device[d]]);
+      RoundDevice r = round_device(fleet, table, d, candidate_of_device[d]);
+      r.device = std::move(m.device);
+      r.workload = std::move(m.workload);
+      r.run = std::move(m.run);
+      devices.push_back(std::move(r));
     }
     return simulate_in_child(fleet, devices);
   }
