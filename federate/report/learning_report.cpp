@@ -29,6 +29,13 @@ std::string partition_kind(const PartitionSpec& p) {
   return "iid";
 }
 
+nlohmann::json counted_devices(const LearningReport& r, const LearningRunResult& run, int round) {
+  nlohmann::json names = nlohmann::json::array();
+  for (const TaskOutcome& t : run.outcome.tasks)
+    if (t.round == round && t.counted) names.push_back(r.device_names[t.device]);
+  return names;
+}
+
 int stragglers(const LearningRunResult& run, int round) {
   int n = 0;
   for (const TaskOutcome& t : run.outcome.tasks) n += t.round == round && !t.counted ? 1 : 0;
@@ -125,6 +132,7 @@ nlohmann::json run_json(const LearningReport& r, const LearningRunResult& run) {
                       {"end_s", o.end_s},
                       {"selected", o.selected},
                       {"counted", o.counted},
+                      {"counted_devices", counted_devices(r, run, o.round)},
                       {"stragglers", stragglers(run, o.round)},
                       {"samples", l.samples},
                       {"train_loss", l.updates > 0 ? nlohmann::json(l.train_loss) : nlohmann::json(nullptr)},

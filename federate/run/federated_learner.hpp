@@ -68,7 +68,15 @@ struct DeviceLoss {
   double loss_square_sum = 0;
 };
 
-class FederatedLearner final : public RoundListener {
+// What a loss-aware selection reads of the learning so far (federate/run/oort_selection.hpp).
+class LearningHistory {
+ public:
+  virtual ~LearningHistory() = default;
+  // Per device, its last counted training's losses (round -1: never trained).
+  virtual const std::vector<DeviceLoss>& device_losses() const = 0;
+};
+
+class FederatedLearner final : public RoundListener, public LearningHistory {
  public:
   FederatedLearner(const LocalLearning& learning, const Partition& partition, std::vector<int> batch_of_device,
                    LearningSettings settings, ClientPool& pool, std::vector<float> initial_state);
@@ -84,7 +92,7 @@ class FederatedLearner final : public RoundListener {
 
   const std::vector<RoundLearning>& rounds() const { return rounds_; }
   const std::vector<float>& global() const { return global_; }
-  const std::vector<DeviceLoss>& device_losses() const { return device_losses_; }
+  const std::vector<DeviceLoss>& device_losses() const override { return device_losses_; }
   int resumed_rounds() const { return resumed_rounds_; }
 
  private:

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "federate/run/fedscale_clock.hpp"
+#include "federate/run/oort_selection.hpp"
 #include "sim/app/child_process.hpp"
 
 namespace edgetwin::federate {
@@ -78,6 +79,22 @@ LearningRunResult described(const LearningRunInputs& in) {
   return r;
 }
 
+// The fleet's selection policy; oort reads this learner's losses.
+std::unique_ptr<ClientSelection> selection_of(const LearningRunInputs& in, const FederatedLearner& learner) {
+  const PlannedFleet& plan = *in.plan;
+  const RoundSpec& round = plan.fleet->spec.round;
+  std::vector<double> task_s;
+  for (const RoundDevice& d : plan.devices) task_s.push_back(d.predicted_task_s);
+  if (round.selection == Selection::oort) {
+    std::vector<std::int64_t> samples;
+    for (const auto& device : in.partition->indices) samples.push_back(static_cast<std::int64_t>(device.size()));
+    return std::make_unique<OortSelection>(round.oort, std::move(task_s), std::move(samples), learner, plan.settings.seed);
+  }
+  TaskPredictions predictions{std::move(task_s), {}, plan.settings.deadline_s};
+  for (const RoundDevice& d : plan.devices) predictions.energy_j.push_back(d.predicted_task_energy_j);
+  return make_client_selection(round.selection, plan.settings.seed, std::move(predictions));
+}
+
 }  // namespace
 
 LearningRunResult run_learning(const LearningRunInputs& in, ClientPool& pool) {
@@ -85,7 +102,7 @@ LearningRunResult run_learning(const LearningRunInputs& in, ClientPool& pool) {
   FederatedLearner learner(*in.learning, *in.partition, plan.batch_of_device, in.settings, pool, in.initial_state);
   if (!in.checkpoint.empty()) learner.keep_checkpoint(in.checkpoint, in.identity, in.writes_checkpoint);
   if (in.on_learned) learner.on_learned(in.on_learned);
-  const auto selection = make_client_selection(plan.settings.selection, plan.settings.seed);
+  const auto selection = selection_of(in, learner);
   TimedListener timed(learner);
   LearningRunResult r = described(in);
   const auto start = Clock_::now();

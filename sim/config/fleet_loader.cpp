@@ -43,6 +43,27 @@ void read_identity(TomlReader& reader, FleetSpec& fleet) {
     fleet.seed = static_cast<std::uint64_t>(seed);
 }
 
+// [round.oort]: Oort's parameters, each a share, a factor or a count of rounds.
+void read_oort(TomlReader& reader, OortSpec& o) {
+  if (!reader.has("round.oort")) return;
+  reader.read_number("round.oort.exploration_factor", o.exploration_factor, Presence::optional, Bound::fraction, "");
+  reader.read_number("round.oort.exploration_decay", o.exploration_decay, Presence::optional, Bound::fraction, "");
+  reader.read_number("round.oort.exploration_min", o.exploration_min, Presence::optional, Bound::fraction, "");
+  reader.read_number("round.oort.round_penalty", o.round_penalty, Presence::optional, Bound::non_negative, "");
+  if (reader.read_number("round.oort.preferred_percentile", o.preferred_percentile, Presence::optional,
+                         Bound::positive, "") && o.preferred_percentile > 100)
+    reader.add_error("round.oort.preferred_percentile", fmt::format("expected a percentile in (0, 100], got {}",
+                                                                    o.preferred_percentile));
+  reader.read_count("round.oort.pacer_step", o.pacer_step, Presence::optional, Bound::positive, "rounds");
+  reader.read_number("round.oort.pacer_delta", o.pacer_delta, Presence::optional, Bound::non_negative, "");
+  reader.read_number("round.oort.cut_off_util", o.cut_off_util, Presence::optional, Bound::fraction, "");
+  reader.read_number("round.oort.clip_bound", o.clip_bound, Presence::optional, Bound::positive_fraction, "");
+  reader.read_number("round.oort.sample_window", o.sample_window, Presence::optional, Bound::positive, "");
+  if (o.round_penalty > 100) reader.add_error("round.oort.round_penalty", fmt::format("expected at most 100, got {}", o.round_penalty));
+  if (o.pacer_delta > 100) reader.add_error("round.oort.pacer_delta", fmt::format("expected at most 100, got {}", o.pacer_delta));
+  if (o.sample_window > 1e6) reader.add_error("round.oort.sample_window", fmt::format("expected at most 1e6, got {}", o.sample_window));
+}
+
 void read_round(TomlReader& reader, RoundSpec& round) {
   reader.read_string("round.workload", round.workload, Presence::required);
   const bool steps = reader.contains("round.local_steps");
@@ -74,6 +95,7 @@ void read_round(TomlReader& reader, RoundSpec& round) {
   if (reader.read_choice("round.selection", selection, Presence::optional, kSelections))
     round.selection = selection_named(selection);
   reader.read_number("round.suspend_min_gap_s", round.suspend_min_gap_s, Presence::optional, Bound::non_negative, "s");
+  read_oort(reader, round.oort);
 }
 
 void read_server(TomlReader& reader, ServerSpec& server) {

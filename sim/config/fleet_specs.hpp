@@ -83,6 +83,21 @@ struct DeviceGroupSpec {
 enum class Selection { random, all, fastest, energy, oort };
 enum class Objective { time, energy, balanced };
 
+// Oort's guided participant selection (Lai et al., OSDI 2021); every default is Oort's own
+// training selector's (SymbioticLab/Oort, training/argParser.py; docs/sources.md).
+struct OortSpec {
+  double exploration_factor = 0.9;   // the share of a round first given to unexplored devices
+  double exploration_decay = 0.95;   // times the share, every round
+  double exploration_min = 0.2;
+  double round_penalty = 2.0;        // alpha: utility x (T / t)^alpha for a device slower than T
+  double preferred_percentile = 10;  // T: this percentile of the devices' task times
+  int pacer_step = 20;               // rounds between the pacer's looks at the utility
+  double pacer_delta = 5;            // percentile points the pacer moves T by
+  double cut_off_util = 0.7;         // exploit among devices within this share of the K-th utility
+  double clip_bound = 0.98;          // utilities clipped at this quantile
+  double sample_window = 5.0;        // explore among the best sample_window x needed unexplored
+};
+
 struct RoundSpec {
   std::string workload;
   int local_epochs = 1;              // local training per round: epochs, or
@@ -94,6 +109,7 @@ struct RoundSpec {
   double deadline_s = 0;
   int rounds = 1;
   Selection selection = Selection::random;
+  OortSpec oort;  // with selection = "oort" ([round.oort])
   // A device whose gap until its next task is at least this long suspends (idle = "suspend").
   double suspend_min_gap_s = 30;
 };

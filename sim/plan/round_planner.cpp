@@ -259,7 +259,9 @@ RoundSettings round_settings(const FleetInstance& fleet) {
   s.over_commitment = r.over_commitment;
   s.deadline_s = r.deadline_s;
   s.rounds = r.rounds;
-  s.selection = r.selection;
+  // Oort chooses by what the learning taught, which a plan has not: the plan is verified with
+  // the seeded random choice, and a learning run selects by Oort (federate/).
+  s.selection = r.selection == Selection::oort ? Selection::random : r.selection;
   s.local_epochs = std::max(1, r.local_epochs);
   s.local_steps = r.local_steps;
   s.download_bytes = fleet.download_bytes;

@@ -374,5 +374,21 @@ TEST_F(FleetFile, TheShippedLearningFleetLoads) {
   EXPECT_DOUBLE_EQ(*f.learning->target_accuracy, 0.85);
 }
 
+TEST_F(FleetFile, OortsParametersAreReadWithTheirDefaults) {
+  std::string text = replaced(kFleet, "rounds = 2\n", "rounds = 2\nselection = \"oort\"\n\n[round.oort]\nround_penalty = 3\npacer_step = 10\n");
+  const FleetSpec f = load_fleet(write(text));
+  EXPECT_EQ(f.round.selection, Selection::oort);
+  EXPECT_DOUBLE_EQ(f.round.oort.round_penalty, 3);
+  EXPECT_EQ(f.round.oort.pacer_step, 10);
+  EXPECT_DOUBLE_EQ(f.round.oort.exploration_factor, 0.9);  // Oort's own default
+  EXPECT_DOUBLE_EQ(f.round.oort.preferred_percentile, 10);
+  const auto errors = errors_of([&] { load_fleet(write(replaced(text, "pacer_step = 10", "preferred_percentile = 150"))); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("round.oort.preferred_percentile: expected a percentile in (0, 100], got 150"));
+  const auto unknown = errors_of([&] { load_fleet(write(replaced(kFleet, "rounds = 2\n", "rounds = 2\nselection = \"best\"\n"))); });
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_THAT(unknown[0], HasSubstr("random, all, fastest, energy, oort"));
+}
+
 }  // namespace
 }  // namespace edgetwin::test
