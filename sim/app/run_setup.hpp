@@ -59,6 +59,11 @@ struct LoadedInputs {
   WorkloadSpec workload;
 };
 LoadedInputs load_inputs(const RunRequest& request);
+// The device the workload's costs were taken on (its costs.device: a shipped name or a file),
+// loaded. A name that is neither, or a file that cannot be read (a directory, /dev/stdin, a
+// FIFO), is a ConfigError at the workload's costs.device with the path and the reason
+// (sim/config/named_file.hpp); problems inside the device file keep their own place.
+DeviceSpec load_costs_device(const WorkloadSpec& workload);
 // The loader settings and run options of a request (workload defaults where unset).
 RunConfig run_config(const RunRequest& request, const WorkloadSpec& workload);
 
