@@ -10,6 +10,7 @@
 #include "sim/config/profile_loader.hpp"
 #include "sim/config/run_validator.hpp"
 #include "sim/config/workload_loader.hpp"
+#include "sim/model/simulation.hpp"
 
 namespace edgetwin {
 
@@ -86,6 +87,12 @@ PreparedRun prepare_run(const RunRequest& o) {
   prepared.run = run_config(o, prepared.workload);
   validate_run(prepared.run, prepared.device, prepared.workload);
   return prepared;
+}
+
+void check_run(const RunRequest& request) {
+  PreparedRun prepared = prepare_run(request);
+  Simulation simulation;  // an engine starts only in run()
+  simulation.add_member(std::move(prepared.device), std::move(prepared.workload), std::move(prepared.run));
 }
 
 }  // namespace edgetwin

@@ -52,6 +52,12 @@ struct PreparedRun {
 
 PreparedRun prepare_run(const RunRequest& request);
 
+// Everything `edgetwin predict` checks before its engine runs, without running it: prepare_run,
+// then the member handed to a Simulation (the model's own checks: the costs' reference clocks
+// against the device, the footprint against its memory, what SimGrid would be given). Throws
+// predict's ConfigError. `edgetwin-calibrate import` checks a profile with it before writing.
+void check_run(const RunRequest& request);
+
 // The device as loaded (all its modes) and the workload with the costs that apply to it
 // (profile, its own, or estimated): what many runs of one device share.
 struct LoadedInputs {
