@@ -52,7 +52,11 @@ void read_round(TomlReader& reader, RoundSpec& round) {
   }
   if (steps) {
     round.local_epochs = 0;
-    reader.read_count("round.local_steps", round.local_steps, Presence::required, Bound::positive, "steps");
+    if (reader.read_count("round.local_steps", round.local_steps, Presence::required, Bound::positive, "steps") &&
+        round.local_steps > limits::simulated_batches)
+      reader.add_error("round.local_steps", fmt::format("expected at most {} steps (a task is simulated batch by batch; "
+                                                        "sim/config/input_limits.hpp), got {}",
+                                                        limits::simulated_batches, round.local_steps));
   } else {
     reader.read_count("round.local_epochs", round.local_epochs, Presence::optional, Bound::positive, "epochs");
   }

@@ -11,9 +11,11 @@
 #include "sim/config/input_limits.hpp"
 #include "sim/config/named_file.hpp"
 #include "sim/config/operating_point.hpp"
+#include "sim/config/option_checks.hpp"
 #include "sim/config/run_validator.hpp"
 #include "sim/config/seeded_random.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/plan/plan_bounds.hpp"
 
 namespace edgetwin {
 namespace {
@@ -180,6 +182,7 @@ FleetInstance instantiate_fleet(FleetSpec spec) {
     for (int i = 0; i < group.count; ++i)
       fleet.devices.push_back({g, i, sizes[static_cast<std::size_t>(i)], fmt::format("{}/{}", group.name, i)});
   }
+  throw_if_any(plan_batches_problems(fleet));  // before anything is simulated
   return fleet;
 }
 

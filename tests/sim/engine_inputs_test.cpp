@@ -66,6 +66,25 @@ TEST(EngineInputs, ARunOfTooManyBatchesIsRefusedWithTheWayOut) {
                         "than 100000000"));
 }
 
+// The bound of docs/reliability.md, at the bound and one batch past it, for epochs, steps and
+// a run repeated (plan-round's exact profiles train `rounds` tasks in one run).
+TEST(EngineInputs, ARunOfTheBoundPassesAndOneBatchMoreDoesNot) {
+  const WorkloadSpec workload = in_ram_workload(100'000'000, 1);
+  EXPECT_EQ(refusal(gpu_device(), workload, run_with(0, 2, 1, 1)), "");  // 1 epoch x 1e8 batches
+  RunConfig steps = run_with(0, 2, 1, 1);
+  steps.steps = 100'000'000;
+  EXPECT_EQ(refusal(gpu_device(), workload, steps), "");
+  steps.steps = 100'000'001;
+  EXPECT_THAT(refusal(gpu_device(), workload, steps),
+              HasSubstr("steps: the run would simulate 100000001 batches (100000001 steps), more than 100000000"));
+  steps.steps = 50'000'000;
+  steps.runs = 2;
+  EXPECT_EQ(refusal(gpu_device(), workload, steps), "");
+  steps.steps = 50'000'001;
+  EXPECT_THAT(refusal(gpu_device(), workload, steps),
+              HasSubstr("the run would simulate 100000002 batches (50000001 steps, 2 times), more than 100000000"));
+}
+
 // Each figure at the largest value of its unit passes, a little more does not; a part at its
 // whole passes, a little more does not (sim/report/epoch_metrics.hpp).
 TEST(EpochFigures, FiguresEndAtTheLargestValueOfTheirUnitAndPartsAtTheirWhole) {
