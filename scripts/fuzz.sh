@@ -30,6 +30,8 @@ targets=(
   "run_journal_fuzzer run_journal json"
   "fleet_fuzzer fleet fleet"
   "shard_file_fuzzer shard_file json"
+  "merge_fuzzer merge json"
+  "import_fuzzer import csv"
 )
 
 if [[ -n "${EDGETWIN_FUZZ_ONLY:-}" ]]; then

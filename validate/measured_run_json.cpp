@@ -1,10 +1,74 @@
 #include "validate/measured_run_json.hpp"
 
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/config/physical_range.hpp"
+
 namespace edgetwin::validate {
 
 using nlohmann::json;
 
 namespace {
+
+// A part measured beside its whole (a stall or the steps within an epoch) may pass it by the
+// rounding of the traces it was summed from (validate/pytorch_train.py); beyond 1 %, it is no
+// measurement.
+constexpr double kPartSlack = 0.01;
+// A load average beyond this many runnable processes is no machine's.
+constexpr double kMaxLoadAverage = 1e6;
+// The host watch's probes 1000 times slower than on a fast host: no host edgetwin measures on.
+constexpr double kMaxProbeRatio = 1e3;
+
+void check_within(const std::string& key, double value, double largest, std::string_view largest_text) {
+  if (!std::isfinite(value) || value < 0 || value > largest)
+    throw std::out_of_range(fmt::format("{} = {}: expected a number from 0 to {}", key, value, largest_text));
+}
+
+void check_unit(const std::string& key, double value, std::string_view unit) {
+  const PhysicalRange& range = physical_range(unit);
+  check_within(key, value, range.largest, range.largest_text);
+}
+
+void check_share(const std::string& key, double value) { check_within(key, value, 1, "1"); }
+
+void check_part(const std::string& key, double part, const std::string& whole_key, double whole) {
+  if (part > whole * (1 + kPartSlack))
+    throw std::out_of_range(fmt::format("{} = {}: more than {} = {}", key, part, whole_key, whole));
+}
+
+void check_epoch(const MeasuredEpoch& e, const std::string& at) {
+  check_unit(at + ".e2e_s", e.e2e_s, "s");
+  check_unit(at + ".stall_s", e.stall_s, "s");
+  check_unit(at + ".compute_s", e.compute_s, "s");
+  check_part(at + ".stall_s", e.stall_s, at + ".e2e_s", e.e2e_s);
+  check_part(at + ".compute_s", e.compute_s, at + ".e2e_s", e.e2e_s);
+  if (e.hit_ratio) check_share(at + ".cache_hit_ratio", *e.hit_ratio);
+  if (e.hit_probes < 0) throw std::out_of_range(fmt::format("{}.hit_probes = {}: expected at least 0", at, e.hit_probes));
+  if (e.step_cpu_s) check_unit(at + ".step_cpu_s", *e.step_cpu_s, "s");
+  if (e.loader_cpu_s) check_unit(at + ".loader_cpu_s", *e.loader_cpu_s, "s");
+}
+
+// Every figure of a run read back within what a measurement can be.
+void check_run(const MeasuredRun& run) {
+  for (std::size_t i = 0; i < run.epochs.size(); ++i) check_epoch(run.epochs[i], fmt::format("epochs[{}]", i));
+  check_within("load_1m_at_start", run.load_average_1m, kMaxLoadAverage, "1e6");
+  const double bytes_max = physical_range("bytes").largest;
+  for (const auto& [key, value] : {std::pair{"mem_available_bytes_at_start", run.mem_available_bytes},
+                                   {"balloon_planned_bytes", run.balloon_planned_bytes},
+                                   {"balloon_bytes", run.balloon_bytes},
+                                   {"balloon_deflated_bytes", run.balloon_deflated_bytes}})
+    if (static_cast<double>(value) > bytes_max)
+      throw std::out_of_range(fmt::format("{} = {}: expected at most {}", key, value, physical_range("bytes").largest_text));
+  check_unit("balloon_inflate_s", run.balloon_inflate_s, "s");
+  check_share("resident_fraction_at_start", run.resident_fraction_at_start);
+  if (!run.host) return;
+  if (run.host->probes < 0) throw std::out_of_range(fmt::format("host.probes = {}: expected at least 0", run.host->probes));
+  check_share("host.slow_fraction", run.host->slow_fraction);
+  check_within("host.median_ratio", run.host->median_ratio, kMaxProbeRatio, "1000");
+}
 
 json host_json(const std::optional<HostSlowdown>& host) {
   if (!host) return nullptr;
@@ -51,6 +115,13 @@ json measured_run_json(const MeasuredRun& run) {
           {"epochs", epochs}};
 }
 
+LoadWait load_wait_from_json(const json& j) {
+  const LoadWait wait{j.at("waited_s"), j.at("load_1m"), j.at("quiet")};
+  check_unit("waited_s", wait.waited_s, "s");
+  check_within("load_1m", wait.load_1m, kMaxLoadAverage, "1e6");
+  return wait;
+}
+
 MeasuredRun measured_run_from_json(const json& j) {
   MeasuredRun run;
   for (const auto& e : j.at("epochs")) {
@@ -70,6 +141,7 @@ MeasuredRun measured_run_from_json(const json& j) {
   run.balloon_inflate_s = j.at("balloon_inflate_s");
   run.resident_fraction_at_start = j.at("resident_fraction_at_start");
   run.host = host_from_json(j);
+  check_run(run);
   return run;
 }
 

@@ -1,7 +1,6 @@
 #include "validate/report_reader.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -9,6 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/input_file.hpp"
+#include "sim/config/input_limits.hpp"
+#include "validate/checksummed_json.hpp"
 #include "validate/measured_run_json.hpp"
 
 namespace edgetwin::validate {
@@ -24,15 +26,15 @@ EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
   m.runner = doc.at("session").value("runner", "libtorch");
   const json host = doc.at("session").value("host", json::object());
   if (host.contains("mem_total_bytes") && host.contains("mem_available_at_start_bytes")) {
-    m.mem_total_bytes = host.at("mem_total_bytes").get<std::uint64_t>();
-    m.mem_available_at_start_bytes = host.at("mem_available_at_start_bytes").get<std::uint64_t>();
+    m.mem_total_bytes = integer_of<std::uint64_t>(host.at("mem_total_bytes"));
+    m.mem_available_at_start_bytes = integer_of<std::uint64_t>(host.at("mem_available_at_start_bytes"));
   }
   for (const auto& c : doc.at("configs")) {
     auto& runs = m.runs[c.at("config").at("name").get<std::string>()];
     for (const auto& r : c.at("runs")) runs.push_back(measured_run_from_json(r));
   }
   for (const auto& r : doc.at("session").at("load").at("rounds")) {
-    m.rounds.push_back({integer_of<int>(r.at("round")), LoadWait{r.at("waited_s"), r.at("load_1m"), r.at("quiet")}});
+    m.rounds.push_back({integer_of<int>(r.at("round")), load_wait_from_json(r)});
   }
   return m;
 }
@@ -41,11 +43,15 @@ EarlierMeasurements parse(const json& doc, const std::filesystem::path& file) {
 // the file, with `key` and `what` it was read for.
 template <typename Read>
 auto read_report(const std::filesystem::path& report_json, const std::string& key, const std::string& what, Read read) {
-  std::ifstream in(report_json);
-  if (!in) throw ConfigError({Diagnostic{report_json.string(), 0, 0, key, "cannot open the earlier report"}});
+  std::string text;
   try {
-    const json doc = json::parse(in);
-    if (doc.value("tool", "") != "edgetwin-validate") throw std::runtime_error("not an edgetwin-validate report");
+    text = read_input_file(report_json, limits::json_file_bytes, "an edgetwin-validate report", InputDigest::not_an_input);
+  } catch (const InputFileError& e) {
+    throw ConfigError({Diagnostic{report_json.string(), 0, 0, key, fmt::format("the earlier report: {}", e.what())}});
+  }
+  try {
+    const json doc = verified_document(text);
+    if (!doc.is_object() || doc.value("tool", "") != "edgetwin-validate") throw std::runtime_error("not an edgetwin-validate report");
     return read(doc);
   } catch (const std::exception& e) {
     throw ConfigError({Diagnostic{report_json.string(), 0, 0, key,

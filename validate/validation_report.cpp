@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/output_file.hpp"
+#include "validate/checksummed_json.hpp"
 #include "validate/measured_run_json.hpp"
 #include "validate/report_plot.hpp"
 
@@ -176,7 +177,7 @@ std::string report_json(const ValidationReport& r) {
                 {"failures", r.sanity_failures}}},
               {"points", points},
               {"configs", configs_json(r)}};
-  return doc.dump(2) + "\n";
+  return checksummed_document(doc);
 }
 
 std::string report_csv(const ValidationReport& r) {

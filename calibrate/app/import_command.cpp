@@ -11,6 +11,7 @@
 #include "calibrate/app/workload_target.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/workload_loader.hpp"
+#include "calibrate/import/predictable_profile.hpp"
 #include "calibrate/import/profile_import.hpp"
 #include "calibrate/profile/profile_writer.hpp"
 
@@ -33,7 +34,9 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
   c->add_option("--batch-size", o.batch_size, "study logs: the DataLoader's batch size (default: the workload's)");
   c->add_flag("--sequential", o.sequential, "the runs used num_workers=0");
   c->add_option("--skip-epochs", o.skip_epochs, "leave out epochs < N");
-  c->add_option("--device", o.device, "device the runs were on (default: the workload's costs.device)");
+  c->add_option("--device", o.device,
+                "device the runs were on, a shipped name or a device file (default: the workload's costs.device); the "
+                "profile is written only if `edgetwin predict` takes it on that device");
   c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the runs (default: the workload's)");
   c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the runs (default: the workload's)");
   c->add_option("--out", o.out, "profile file (default: profiles/<device>/<workload>.toml)");
@@ -44,7 +47,10 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
 }
 
 int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_dir) {
-  const WorkloadSpec workload = load_workload(locate_workload(o.workload, data_dir));
+  const std::filesystem::path workload_file = locate_workload(o.workload, data_dir);
+  const WorkloadSpec workload = load_workload(workload_file);
+  // Resolved now, as predict will: an unknown name lists the shipped devices before any log is read.
+  const ImportDevice device = import_device(o.device, workload);
   ImportOptions options;
   options.study_prefix = o.study_prefix;
   options.trace_csvs = o.traces;
@@ -54,7 +60,7 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   options.batch_size = o.batch_size;
   options.derivation.sequential = o.sequential;
   options.derivation.skip_epochs = o.skip_epochs;
-  options.derivation.device = o.device;
+  options.derivation.device = device.name;
   options.derivation.reference_cpu_freq_hz = o.reference_cpu_freq_hz;
   options.derivation.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
   options.command = o.command;
@@ -70,7 +76,7 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   }
   const auto file = o.out.empty() ? default_profile_path(".", doc.profile) : o.out;
   check_output_target(file, "--out");
-  write_checked_profile(file, doc);
+  write_predictable_profile(file, doc, device, workload_file);
   std::cout << "wrote " << file.string() << '\n';
   return 0;
 }

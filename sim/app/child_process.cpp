@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <csignal>
 
+#include <fmt/format.h>
+
 #include "sim/app/termination.hpp"
 
 namespace edgetwin {
@@ -257,8 +259,14 @@ std::size_t ChildBytesReader::take_size() {
   return size;
 }
 
+ChildProcessError ChildBytesReader::cut_short(std::size_t count, std::size_t size) const {
+  return ChildProcessError(fmt::format("results cut short: {} records of {} bytes announced, {} bytes left", count, size,
+                                       bytes_.size()));
+}
+
 std::string_view ChildBytesReader::take(std::size_t n) {
-  if (n > bytes_.size()) throw ChildProcessError("child process result is truncated");
+  if (n > bytes_.size())
+    throw ChildProcessError(fmt::format("results cut short: {} bytes wanted, {} left", n, bytes_.size()));
   const std::string_view part = bytes_.substr(0, n);
   bytes_.remove_prefix(n);
   return part;

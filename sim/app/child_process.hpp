@@ -81,7 +81,8 @@ inline void append_text(std::string& out, const std::string& text) {
 }
 
 // Reads back what the append functions wrote, in the same order; throws ChildProcessError on
-// bytes that end too early.
+// bytes that end too early, saying how many were wanted (the caller names where the bytes came
+// from: a child, a shard file).
 class ChildBytesReader {
  public:
   explicit ChildBytesReader(std::string_view bytes) : bytes_(bytes) {}
@@ -90,15 +91,17 @@ class ChildBytesReader {
   std::vector<T> records() {
     static_assert(std::is_trivially_copyable_v<T>);
     const std::size_t count = take_size();
-    if (count > bytes_.size() / (sizeof(T) > 0 ? sizeof(T) : 1)) throw ChildProcessError("child process result is truncated");
+    if (count > bytes_.size() / (sizeof(T) > 0 ? sizeof(T) : 1)) throw cut_short(count, sizeof(T));
     std::vector<T> out(count);
     const std::string_view bytes = take(out.size() * sizeof(T));
     if (count > 0) std::memcpy(static_cast<void*>(out.data()), bytes.data(), bytes.size());  // no memcpy of null
     return out;
   }
   std::string text() { return std::string(take(take_size())); }
+  std::size_t remaining() const { return bytes_.size(); }
 
  private:
+  ChildProcessError cut_short(std::size_t count, std::size_t size) const;
   std::size_t take_size();
   std::string_view take(std::size_t n);
   std::string_view bytes_;

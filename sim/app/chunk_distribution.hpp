@@ -29,6 +29,9 @@ class ChunkDistribution {
   virtual ~ChunkDistribution() = default;
   virtual TaskSource hand_out(std::size_t chunks) = 0;
   virtual std::vector<std::string> gather(std::size_t chunks, ChunkBytes mine) = 0;
+  // Where chunk c's bytes came from, for a message about them: a file (a shard); empty when
+  // this run's processes computed them.
+  virtual std::string source_of(std::size_t /*chunk*/) const { return {}; }
 };
 
 // Every chunk in this process, in index order.

@@ -1,16 +1,68 @@
 #include "sim/app/member_chunks.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+
+#include <fmt/format.h>
 
 #include "sim/app/chunk_distribution.hpp"
 #include "sim/app/child_process.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/input_limits.hpp"
 #include "sim/model/simulation.hpp"
 #include "sim/report/epoch_recorder.hpp"
 
 namespace edgetwin {
 namespace {
+
+// A member's error is a ConfigError's problems or an exception's message: a file's worth of
+// problems at most.
+constexpr std::size_t kMaxErrorBytes = limits::diagnostics_per_file * limits::text_bytes;
+
+// has_energy is a bool only if its byte is 0 or 1; loading any other value is undefined, so the
+// byte is read as a byte.
+bool has_energy_is_a_bool(const EpochStats& epoch) {
+  unsigned char flag = 0;
+  std::memcpy(&flag, reinterpret_cast<const unsigned char*>(&epoch) + offsetof(EpochStats, has_energy), 1);
+  return flag <= 1;
+}
+
+void check_epoch(const EpochStats& epoch, std::size_t member) {
+  if (!has_energy_is_a_bool(epoch)) throw DamagedResults(fmt::format("member {}: an epoch's has_energy is not a bool", member));
+  // An epoch has a batch at least: no run has more epochs than simulated batches.
+  if (epoch.epoch < 0 || epoch.epoch >= limits::simulated_batches)
+    throw DamagedResults(fmt::format("member {}: epoch number {} is outside [0, {})", member, epoch.epoch,
+                                     limits::simulated_batches));
+  const std::string broken = check_figures(epoch);
+  if (!broken.empty()) throw DamagedResults(fmt::format("member {}: {}", member, broken.substr(0, broken.find('\n'))));
+}
+
+void check_error_text(const std::string& error, std::size_t member) {
+  if (error.size() > kMaxErrorBytes)
+    throw DamagedResults(fmt::format("member {}: an error message of {} bytes", member, error.size()));
+  const bool text = std::none_of(error.begin(), error.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t';
+  });
+  if (!text) throw DamagedResults(fmt::format("member {}: an error message with control characters", member));
+}
+
+void check_member(const MemberResult& r, std::size_t member) {
+  if (r.epochs.empty() == r.error.empty())
+    throw DamagedResults(fmt::format("member {}: {}", member, r.error.empty() ? "neither epochs nor an error" : "both epochs and an error"));
+  for (const EpochStats& epoch : r.epochs) check_epoch(epoch, member);
+  check_error_text(r.error, member);
+}
+
+// Damaged bytes from a shard file are that file's problem (exit 2, named); from this run's own
+// children they are edgetwin's (exit 1).
+[[noreturn]] void refuse_damaged(const ChunkDistribution& distribution, std::size_t chunk, const DamagedResults& e) {
+  const std::string source = distribution.source_of(chunk);
+  if (source.empty())
+    throw std::logic_error(fmt::format("internal error: the results of chunk {} are damaged: {}", chunk, e.what()));
+  throw ConfigError({Diagnostic{source, 0, 0, "", fmt::format("chunk {}: {}", chunk, e.what())}});
+}
 
 // The child's side: prepare and simulate one chunk; per member its epochs and its error. The
 // child _exits once the bytes are written (sim/app/child_process.cpp), so the engine and its
@@ -77,13 +129,34 @@ std::vector<MemberResult> simulate_members(std::size_t count, const std::functio
     return results;
   }
   for (std::size_t c = 0; c < chunks; ++c) {
-    ChildBytesReader reader(all[c]);
-    for (std::size_t k = 0; k < members_of(c); ++k) {
-      results[c * chunk + k].epochs = reader.records<EpochStats>();
-      results[c * chunk + k].error = reader.text();
+    std::vector<MemberResult> members;
+    try {
+      members = read_chunk_results(all[c], members_of(c));
+    } catch (const DamagedResults& e) {
+      refuse_damaged(distribution, c, e);
     }
+    std::move(members.begin(), members.end(), results.begin() + static_cast<std::ptrdiff_t>(c * chunk));
   }
   return results;
+}
+
+std::vector<MemberResult> read_chunk_results(std::string_view bytes, std::optional<std::size_t> members) {
+  ChildBytesReader reader(bytes);
+  std::vector<MemberResult> out;
+  try {
+    while (members ? out.size() < *members : reader.remaining() > 0) {
+      MemberResult r;
+      r.epochs = reader.records<EpochStats>();
+      r.error = reader.text();
+      check_member(r, out.size());
+      out.push_back(std::move(r));
+    }
+  } catch (const ChildProcessError& e) {
+    throw DamagedResults(fmt::format("member {}: {}", out.size(), e.what()));
+  }
+  if (reader.remaining() > 0)
+    throw DamagedResults(fmt::format("{} bytes after its {} members", reader.remaining(), out.size()));
+  return out;
 }
 
 }  // namespace edgetwin

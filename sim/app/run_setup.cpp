@@ -6,9 +6,11 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/cost_estimator.hpp"
 #include "sim/config/device_loader.hpp"
+#include "sim/config/named_file.hpp"
 #include "sim/config/profile_loader.hpp"
 #include "sim/config/run_validator.hpp"
 #include "sim/config/workload_loader.hpp"
+#include "sim/model/simulation.hpp"
 
 namespace edgetwin {
 
@@ -54,16 +56,15 @@ OperatingPointRequest operating_point_request(const RunRequest& o) {
 
 // The workload's costs were taken on another device: estimate them for this one from there.
 CostSpec estimate_for(const WorkloadSpec& workload, const DeviceSpec& device) {
-  std::filesystem::path reference_file;
-  try {
-    reference_file = resolve_catalogue_file("devices", workload.costs.device);
-  } catch (const ConfigError& e) {  // placed where the name is, not on a command-line option
-    throw ConfigError({workload.source.at("costs.device", e.diagnostics().front().message)});
-  }
-  return estimate_costs(load_device(reference_file), workload, device);
+  return estimate_costs(load_costs_device(workload), workload, device);
 }
 
 }  // namespace
+
+DeviceSpec load_costs_device(const WorkloadSpec& workload) {
+  return load_named(workload.source, "costs.device",
+                    [&] { return load_device(resolve_catalogue_file("devices", workload.costs.device)); });
+}
 
 LoadedInputs load_inputs(const RunRequest& o) {
   LoadedInputs in{load_device(resolve_catalogue_file("devices", o.device)),
@@ -86,6 +87,12 @@ PreparedRun prepare_run(const RunRequest& o) {
   prepared.run = run_config(o, prepared.workload);
   validate_run(prepared.run, prepared.device, prepared.workload);
   return prepared;
+}
+
+void check_run(const RunRequest& request) {
+  PreparedRun prepared = prepare_run(request);
+  Simulation simulation;  // an engine starts only in run()
+  simulation.add_member(std::move(prepared.device), std::move(prepared.workload), std::move(prepared.run));
 }
 
 }  // namespace edgetwin

@@ -52,6 +52,12 @@ struct PreparedRun {
 
 PreparedRun prepare_run(const RunRequest& request);
 
+// Everything `edgetwin predict` checks before its engine runs, without running it: prepare_run,
+// then the member handed to a Simulation (the model's own checks: the costs' reference clocks
+// against the device, the footprint against its memory, what SimGrid would be given). Throws
+// predict's ConfigError. `edgetwin-calibrate import` checks a profile with it before writing.
+void check_run(const RunRequest& request);
+
 // The device as loaded (all its modes) and the workload with the costs that apply to it
 // (profile, its own, or estimated): what many runs of one device share.
 struct LoadedInputs {
@@ -59,6 +65,11 @@ struct LoadedInputs {
   WorkloadSpec workload;
 };
 LoadedInputs load_inputs(const RunRequest& request);
+// The device the workload's costs were taken on (its costs.device: a shipped name or a file),
+// loaded. A name that is neither, or a file that cannot be read (a directory, /dev/stdin, a
+// FIFO), is a ConfigError at the workload's costs.device with the path and the reason
+// (sim/config/named_file.hpp); problems inside the device file keep their own place.
+DeviceSpec load_costs_device(const WorkloadSpec& workload);
 // The loader settings and run options of a request (workload defaults where unset).
 RunConfig run_config(const RunRequest& request, const WorkloadSpec& workload);
 

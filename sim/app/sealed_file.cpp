@@ -168,7 +168,7 @@ Unsealed unseal_bytes(const std::filesystem::path& file, std::string_view bytes,
 Unsealed read_sealed_file(const std::filesystem::path& file, std::string_view kind, std::size_t max_bytes) {
   std::string bytes;
   try {
-    bytes = read_input_file(file, max_bytes, fmt::format("a sealed \"{}\" file", kind));
+    bytes = read_input_file(file, max_bytes, fmt::format("a sealed \"{}\" file", kind), InputDigest::not_an_input);
   } catch (const InputFileError& e) {
     refuse(file, e.what());
   }

@@ -4,14 +4,18 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/member_chunks.hpp"
 #include "sim/app/output_file.hpp"
+#include "sim/app/sealed_file.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/input_file.hpp"
+#include "sim/config/input_limits.hpp"
 #include "sim/config/json_integer.hpp"
 
 #ifndef EDGETWIN_VERSION
@@ -21,7 +25,9 @@
 namespace edgetwin {
 namespace {
 
-constexpr const char* kFormat = "edgetwin shard 1";
+// The sealed kind (sim/app/sealed_file.hpp); its identity is one line of JSON, its body the
+// chunks' result bytes.
+constexpr std::string_view kKind = "edgetwin shard";
 constexpr std::size_t kMaxShards = 1'000'000;  // as --shard K/N takes
 constexpr std::size_t kMaxMissingListed = 10;  // a merge of few files keeps its error one short line
 
@@ -32,7 +38,7 @@ constexpr std::size_t kMaxMissingListed = 10;  // a merge of few files keeps its
 std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
 
 nlohmann::json identity_json(const ShardIdentity& id) {
-  return {{"format", kFormat},       {"version", id.version}, {"build", id.build},   {"command", id.command},
+  return {{"version", id.version}, {"build", id.build},   {"command", id.command},
           {"arguments", id.arguments}, {"inputs", id.inputs},  {"shard", id.shard},   {"shards", id.shards},
           {"chunks", id.chunks}};
 }
@@ -41,15 +47,6 @@ struct ShardFile {
   ShardIdentity identity;
   ChunkBytes chunks;
 };
-
-std::string read_whole(const std::filesystem::path& file) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) refuse(file, "not a shard file (not a regular file, or missing)");
-  std::ifstream in(file, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) refuse(file, "cannot read it");
-  return bytes;
-}
 
 ShardIdentity identity_of(const nlohmann::json& h) {
   ShardIdentity id;
@@ -76,21 +73,30 @@ void check_chunks(const std::filesystem::path& file, const ShardIdentity& id, co
       refuse(file, fmt::format("holds chunk {}, which is not shard {}/{}'s", chunk, id.shard, id.shards));
 }
 
+// Every figure of every chunk within its declared range: a shard whose checksum was forged, or
+// that an older build wrote, still prints nothing absurd.
+void check_results(const std::filesystem::path& file, const ChunkBytes& chunks) {
+  for (const auto& [chunk, bytes] : chunks) {
+    try {
+      read_chunk_results(bytes);
+    } catch (const DamagedResults& e) {
+      refuse(file, fmt::format("chunk {}: {}", chunk, e.what()));
+    }
+  }
+}
+
 ShardFile read_shard_file(const std::filesystem::path& file) {
-  const std::string bytes = read_whole(file);
-  const std::size_t end_of_header = bytes.find('\n');
+  const Unsealed sealed = read_sealed_file(file, kKind, limits::shard_file_bytes);
+  const std::string& bytes = sealed.body;
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.substr(0, end_of_header));
+    header = nlohmann::json::parse(sealed.identity);
   } catch (const nlohmann::json::exception&) {
-    refuse(file, "not a shard file (its first line is not an edgetwin shard header)");
+    refuse(file, "damaged shard identity: not JSON");
   }
-  // Compared as a JSON value: value("format", "") throws on a format that is not a string.
-  if (end_of_header == std::string::npos || !header.is_object() || !header.contains("format") ||
-      header["format"] != nlohmann::json(kFormat))
-    refuse(file, fmt::format("not a shard file (expected a first line with \"format\": \"{}\")", kFormat));
+  if (!header.is_object()) refuse(file, "damaged shard identity: not a JSON object");
   ShardFile shard;
-  std::size_t offset = end_of_header + 1;
+  std::size_t offset = 0;
   try {
     shard.identity = identity_of(header);
     const ShardIdentity& id = shard.identity;
@@ -111,6 +117,7 @@ ShardFile read_shard_file(const std::filesystem::path& file) {
   }
   if (offset != bytes.size()) refuse(file, fmt::format("has {} bytes after its last chunk", bytes.size() - offset));
   check_chunks(file, shard.identity, shard.chunks);
+  check_results(file, shard.chunks);
   return shard;
 }
 
@@ -206,16 +213,22 @@ std::vector<std::string> ShardRecorder::gather(std::size_t chunks, ChunkBytes mi
     members_bytes += bytes.size();
   }
   header["sizes"] = sizes;
+  std::string body;
+  body.reserve(members_bytes);
+  for (const auto& [chunk, bytes] : mine) body += bytes;
   OutputFile file(path_);
-  file.write(header.dump() + "\n");
-  for (const auto& [chunk, bytes] : mine) file.write(bytes);
+  file.write(seal_bytes(kKind, header.dump(), body));
   file.commit();
   throw ShardFinished(fmt::format("shard {}/{}: {} of {} chunks ({} bytes) written to {}", identity_.shard,
                                   identity_.shards, mine.size(), chunks, members_bytes, path_.string()));
 }
 
-ShardSet::ShardSet(ShardIdentity identity, std::filesystem::path first_file, ChunkBytes chunks)
-    : identity_(std::move(identity)), first_file_(std::move(first_file)), chunks_(std::move(chunks)) {}
+ShardSet::ShardSet(ShardIdentity identity, std::filesystem::path first_file, ChunkBytes chunks,
+                   std::map<std::size_t, std::filesystem::path> file_of_chunk)
+    : identity_(std::move(identity)),
+      first_file_(std::move(first_file)),
+      chunks_(std::move(chunks)),
+      file_of_chunk_(std::move(file_of_chunk)) {}
 
 TaskSource ShardSet::hand_out(std::size_t chunks) {
   if (used_) return local_.hand_out(chunks);
@@ -228,9 +241,15 @@ TaskSource ShardSet::hand_out(std::size_t chunks) {
 }
 
 std::vector<std::string> ShardSet::gather(std::size_t chunks, ChunkBytes mine) {
+  gathered_from_files_ = !used_;
   if (used_) return local_.gather(chunks, std::move(mine));
   used_ = true;
   return local_.gather(chunks, std::move(chunks_));
+}
+
+std::string ShardSet::source_of(std::size_t chunk) const {
+  const auto found = file_of_chunk_.find(chunk);
+  return !gathered_from_files_ || found == file_of_chunk_.end() ? std::string() : found->second.string();
 }
 
 std::unique_ptr<ShardSet> read_shard_set(const std::vector<std::filesystem::path>& files) {
@@ -238,17 +257,19 @@ std::unique_ptr<ShardSet> read_shard_set(const std::vector<std::filesystem::path
   std::optional<ShardIdentity> first;
   std::map<std::size_t, std::filesystem::path> file_of_shard;
   ChunkBytes all;
+  std::map<std::size_t, std::filesystem::path> file_of_chunk;
   for (const auto& file : files) {
     ShardFile shard = read_shard_file(file);
     if (!first) first = shard.identity;
     if (auto why = foreign(*first, shard.identity)) refuse(file, fmt::format("{} ({})", *why, files.front().string()));
     const auto [at, fresh] = file_of_shard.emplace(shard.identity.shard, file);
     if (!fresh) refuse(file, fmt::format("shard {}/{} again (also in {})", shard.identity.shard, first->shards, at->second.string()));
+    for (const auto& [chunk, bytes] : shard.chunks) file_of_chunk.emplace(chunk, file);
     all.merge(shard.chunks);
   }
   if (file_of_shard.size() < first->shards) refuse_missing_shards(file_of_shard, first->shards, files.size());
   first->shard = 0;
-  return std::make_unique<ShardSet>(*first, files.front(), std::move(all));
+  return std::make_unique<ShardSet>(*first, files.front(), std::move(all), std::move(file_of_chunk));
 }
 
 }  // namespace edgetwin

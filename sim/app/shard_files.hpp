@@ -1,10 +1,12 @@
 // Shard files: what one `--shard K/N` part of a sweep or plan-round computed, and their merge.
 //
-// Format: one line of JSON (the header), then the result bytes of the shard's chunks, back to
-// back in the order the header lists them. The header says the format, edgetwin's version and
-// build (a digest of the running executable), the command and its identifying arguments
-// (sim/app/scale_out.hpp), a digest of every input file read (sim/config/input_file.hpp), K,
-// N, the batch's number of chunks and each chunk's index and size.
+// Format: a sealed file (sim/app/sealed_file.hpp) of kind "edgetwin shard". Its identity is
+// one line of JSON: edgetwin's version and build (a digest of the running executable), the
+// command and its identifying arguments (sim/app/scale_out.hpp), a digest of every input file
+// read (sim/config/input_file.hpp), K, N, the batch's number of chunks and each chunk's index
+// and size; its body the result bytes of the shard's chunks, back to back in that order. The
+// seal's checksum covers both, so a flipped byte, a cut, or a body under another shard's
+// header is refused before anything is decoded.
 //
 // Contract:
 //   - ShardRecorder runs chunks c with c mod N == K - 1 and writes the file whole or not at all
@@ -12,9 +14,12 @@
 //     the file already there: the same shard of the same run is finished (ShardFinished, no
 //     work); a shard file of another run under that name is an error naming it.
 //   - read_shard_set reads shard files for a merge and throws ConfigError naming the file for:
-//     a file that is not a shard file or is cut short, one from another edgetwin build or
-//     version, another command, other arguments, other inputs or another N than the first
-//     file, a shard given twice, and shards missing (listed).
+//     a file that is not a sealed shard file, is cut short, has bytes after its end or does
+//     not match its checksum; one from another edgetwin build or version, another command,
+//     other arguments, other inputs or another N than the first file; a shard given twice,
+//     shards missing (listed); and any figure of its chunks outside its declared range
+//     (read_chunk_results, sim/app/member_chunks.hpp), so that even a shard whose checksum
+//     was forged prints nothing absurd.
 //   - The ShardSet distribution hands out nothing in its first batch and gives back every
 //     chunk from the files, after checking that the merge read the same input files and cut
 //     the batch into the same chunks; later batches run here.
@@ -23,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,16 +74,21 @@ class ShardRecorder final : public ChunkDistribution {
 
 class ShardSet final : public ChunkDistribution {
  public:
-  ShardSet(ShardIdentity identity, std::filesystem::path first_file, ChunkBytes chunks);
+  ShardSet(ShardIdentity identity, std::filesystem::path first_file, ChunkBytes chunks,
+           std::map<std::size_t, std::filesystem::path> file_of_chunk);
   const ShardIdentity& identity() const { return identity_; }
   TaskSource hand_out(std::size_t chunks) override;
   std::vector<std::string> gather(std::size_t chunks, ChunkBytes mine) override;
+  // The shard file of a chunk of the first batch while it is read; later batches run here.
+  std::string source_of(std::size_t chunk) const override;
 
  private:
   ShardIdentity identity_;
   std::filesystem::path first_file_;
   ChunkBytes chunks_;
+  std::map<std::size_t, std::filesystem::path> file_of_chunk_;
   bool used_ = false;
+  bool gathered_from_files_ = false;  // the last gather gave back the files' chunks
   LocalDistribution local_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/config/named_file.hpp"
 #include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
@@ -72,7 +73,11 @@ void read_round(TomlReader& reader, RoundSpec& round) {
   }
   if (steps) {
     round.local_epochs = 0;
-    reader.read_count("round.local_steps", round.local_steps, Presence::required, Bound::positive, "steps");
+    if (reader.read_count("round.local_steps", round.local_steps, Presence::required, Bound::positive, "steps") &&
+        round.local_steps > limits::simulated_batches)
+      reader.add_error("round.local_steps", fmt::format("expected at most {} steps (a task is simulated batch by batch; "
+                                                        "sim/config/input_limits.hpp), got {}",
+                                                        limits::simulated_batches, round.local_steps));
   } else {
     reader.read_count("round.local_epochs", round.local_epochs, Presence::optional, Bound::positive, "epochs");
   }
@@ -251,7 +256,8 @@ void read_networks(TomlReader& reader, FleetSpec& fleet, const std::filesystem::
   for (const DeviceGroupSpec& g : fleet.groups) {
     if (g.network.empty() || fleet.networks.contains(g.network)) continue;
     const auto candidate = networks_dir_of(file) / (g.network + ".toml");
-    if (!std::filesystem::is_regular_file(candidate)) {
+    std::error_code missing;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(candidate, missing))) {
       reader.add_error(g.key + ".network",
                        fmt::format("unknown network class \"{}\": no [network.{}] table in this file and no {}", g.network,
                                    g.network, candidate.string()));
@@ -262,8 +268,11 @@ void read_networks(TomlReader& reader, FleetSpec& fleet, const std::filesystem::
       net.name = g.network;
       fleet.networks.emplace(g.network, net);
     } catch (const ConfigError& e) {
-      reader.add_error(g.key + ".network", fmt::format("network file {} has problems (reported below)", candidate.string()));
-      reader.add_foreign_diagnostics(e.diagnostics());
+      // A file that cannot be read at all (not a regular file, say) is one problem at the key.
+      const auto placed = placed_at(reader.source_map(), g.key + ".network", e.diagnostics());
+      if (std::any_of(placed.begin(), placed.end(), [&](const Diagnostic& d) { return d.file == candidate.string(); }))
+        reader.add_error(g.key + ".network", fmt::format("network file {} has problems (reported below)", candidate.string()));
+      reader.add_foreign_diagnostics(placed);
     }
   }
 }

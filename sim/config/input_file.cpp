@@ -59,7 +59,8 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t hash) {
 
 std::uint64_t inputs_digest() { return g_digest; }
 
-std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what) {
+std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what,
+                            InputDigest digest) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it.
   const Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) fail_with_errno("cannot open");
@@ -76,7 +77,8 @@ std::string read_input_file(const std::filesystem::path& file, std::size_t max_b
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail_with_errno("cannot read");
     if (n == 0) {
-      g_digest = fnv1a(text, fnv1a(std::to_string(text.size()) + ':', g_digest));  // contents, not paths
+      if (digest == InputDigest::input)
+        g_digest = fnv1a(text, fnv1a(std::to_string(text.size()) + ':', g_digest));  // contents, not paths
       return text;
     }
     text.append(buffer, static_cast<std::size_t>(n));

@@ -29,8 +29,14 @@ class InputFileError : public std::runtime_error {
   std::string reason_;
 };
 
+// Whether a file's bytes enter inputs_digest(): the inputs of a run do; what edgetwin wrote
+// itself and reads back (shard files, checkpoints) does not, so that a merge's digest is that
+// of the inputs it shares with the shards.
+enum class InputDigest { input, not_an_input };
+
 // `what` names the kind of file in the size message ("a device, workload or profile file").
-std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what);
+std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes, std::string_view what,
+                            InputDigest digest = InputDigest::input);
 
 // A digest of every input file this process has read so far (their bytes, in read order):
 // equal digests, equal inputs wherever the files lie. Shard files carry it (sim/app/shard_files.hpp).

@@ -31,6 +31,9 @@ inline constexpr std::size_t text_bytes = 16384;
 inline constexpr std::size_t csv_file_bytes = 64 << 20;
 // An edgetwin-validate report.json or run journal.
 inline constexpr std::size_t json_file_bytes = 64 << 20;
+// A shard file `edgetwin merge` reads back: about 150 bytes an epoch, so a shard of a whole
+// sweep of the default bound (1,000,000 configurations) at 10 epochs is 1.5 GB.
+inline constexpr std::size_t shard_file_bytes = std::size_t{16} << 30;
 
 // Configurations one sweep simulates unless --max-configurations says more: every custom
 // mode of the AGX Xavier (29,232) times 34 worker/batch/storage combinations.

@@ -110,19 +110,24 @@ class Checker {
     check_watts(power.storage(), "storage");
   }
 
+  // Epochs x their batches (or their windows), or the steps; `runs` times over.
   void check_simulated_batches() {
     const std::int64_t size = run_.loader.batch_size;
     const std::int64_t samples = workload_.dataset.samples;
     const std::int64_t per_epoch = run_.loader.drop_last ? samples / size : (samples + size - 1) / size;
     const std::int64_t simulated = run_.window_batches > 0 ? std::min(per_epoch, run_.window_batches + std::max(1, run_.loader.workers))
                                                           : per_epoch;
-    const double total = static_cast<double>(simulated) * run_.epochs;
+    const double one_run = run_.steps > 0 ? static_cast<double>(run_.steps) : static_cast<double>(simulated) * run_.epochs;
+    const double total = one_run * std::max(1, run_.runs);
     if (total <= static_cast<double>(limits::simulated_batches)) return;
-    problems_.push_back(Diagnostic{"", 0, 0, "--epochs",
-                                   fmt::format("the run would simulate {:.0f} batches ({} epochs x {} batches), more "
-                                               "than {} (hours of simulation; sim/config/input_limits.hpp); use fewer "
-                                               "epochs or a larger batch size",
-                                               total, run_.epochs, simulated, limits::simulated_batches)});
+    const std::string parts = run_.steps > 0 ? fmt::format("{} steps", run_.steps)
+                                             : fmt::format("{} epochs x {} batches", run_.epochs, simulated);
+    problems_.push_back(Diagnostic{"", 0, 0, run_.steps > 0 ? "steps" : "--epochs",
+                                   fmt::format("the run would simulate {:.0f} batches ({}{}), more than {} (hours of "
+                                               "simulation; sim/config/input_limits.hpp); use fewer epochs or steps or "
+                                               "a larger batch size",
+                                               total, parts, run_.runs > 1 ? fmt::format(", {} times", run_.runs) : "",
+                                               limits::simulated_batches)});
   }
 
   const DeviceSpec& device_;

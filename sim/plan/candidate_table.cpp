@@ -109,15 +109,20 @@ double energy_to_deadline(const DevicePower& p, double download_s, double train_
          wait_w * wait;
 }
 
+std::vector<std::int64_t> simulated_sizes(std::vector<std::int64_t> sizes) {
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (sizes.size() > CandidateTable::kExactSizes) sizes = {sizes.front(), sizes.back()};
+  return sizes;
+}
+
 CandidateTable::CandidateTable(const FleetInstance& fleet, const ChunkSettings& chunks) {
   std::vector<std::vector<std::int64_t>> sizes(fleet.groups.size());
   for (const auto& d : fleet.devices) sizes[d.group].push_back(d.samples);
   std::vector<Key> keys;
   for (std::size_t g = 0; g < sizes.size(); ++g) {
     auto& s = sizes[g];
-    std::sort(s.begin(), s.end());
-    s.erase(std::unique(s.begin(), s.end()), s.end());
-    if (s.size() > kExactSizes) s = {s.front(), s.back()};
+    s = simulated_sizes(std::move(s));
     for (const std::int64_t n : s)
       for (std::size_t c = 0; c < fleet.groups[g].candidates.size(); ++c) keys.emplace_back(g, n, c);
   }

@@ -22,6 +22,7 @@
 // (suspended when its group suspends and the wait is at least the round's suspend_min_gap_s).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct Estimate {
   double finish_s() const { return download_s + train_s + upload_s; }
   bool usable() const { return error.empty() && !dominated; }
 };
+
+// The dataset sizes of a group its configurations are simulated at: every distinct one of
+// `sizes` when there are at most CandidateTable::kExactSizes, else the smallest and the largest.
+std::vector<std::int64_t> simulated_sizes(std::vector<std::int64_t> sizes);
 
 class CandidateTable {
  public:

@@ -2,15 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
+#include "sim/app/catalogue.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/input_limits.hpp"
+#include "sim/config/named_file.hpp"
 #include "sim/config/operating_point.hpp"
+#include "sim/config/option_checks.hpp"
 #include "sim/config/run_validator.hpp"
 #include "sim/config/seeded_random.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/plan/plan_bounds.hpp"
 
 namespace edgetwin {
 namespace {
@@ -20,23 +25,26 @@ constexpr double kBytesPerParameter = 4;
 // The most samples a dataset may hold (sim/config/physical_range.cpp, "samples").
 constexpr double kMaxSamples = 1e8;
 
-// Runs `load`, and places whatever ConfigError it throws at the fleet key that named the input:
-// a problem inside another file keeps its own place; one about the name itself, or about a
-// whole file (cannot open it, a device without a line in a trace: line 0), moves here.
+// Runs `load`, and places whatever ConfigError it throws at the fleet key that named the input
+// (sim/config/named_file.hpp): a problem inside another file keeps its own place; one about
+// the name itself, or about a whole file (cannot open it, not a regular file, a device without
+// a line in a trace: line 0), moves here. key_of gives the key for a problem's file.
 template <typename F>
-void located(const FleetSpec& fleet, const std::string& key, std::vector<Diagnostic>& problems, F&& load) {
+void located(const FleetSpec& fleet, const std::function<std::string(const Diagnostic&)>& key_of,
+             std::vector<Diagnostic>& problems, F&& load) {
   try {
     load();
   } catch (const ConfigError& e) {
-    for (Diagnostic d : e.diagnostics()) {
-      if (d.file.empty()) {
-        d = fleet.source.at(key, d.message);
-      } else if (d.line == 0 && d.file != fleet.source_file) {
-        d = fleet.source.at(key, d.file + ": " + d.message);
-      }
-      problems.push_back(std::move(d));
+    for (const Diagnostic& d : e.diagnostics()) {
+      const auto placed = placed_at(fleet.source, key_of(d), {d});
+      problems.insert(problems.end(), placed.begin(), placed.end());
     }
   }
+}
+
+template <typename F>
+void located(const FleetSpec& fleet, const std::string& key, std::vector<Diagnostic>& problems, F&& load) {
+  located(fleet, [&](const Diagnostic&) { return key; }, problems, std::forward<F>(load));
 }
 
 std::vector<int> or_default(const std::vector<int>& values, int fallback) {
@@ -83,17 +91,23 @@ void resolve_storage(const FleetSpec& fleet, GroupInstance& g, std::vector<Diagn
                                        unknown_choice_message("storage", g.storage, device.storage_names())));
 }
 
+// The trace's reader takes regular files only: a missing file, a directory or a FIFO is a
+// problem at the key, with the path and the reason.
 void load_trace(const FleetSpec& fleet, GroupInstance& g, std::vector<Diagnostic>& problems) {
   if (g.spec->availability.kind != AvailabilitySpec::Kind::trace) return;
   const auto file = std::filesystem::path(fleet.source_file).parent_path() / g.spec->availability.trace_file;
-  if (!std::filesystem::is_regular_file(file)) {
-    problems.push_back(fleet.source.at(g.spec->key + ".availability.trace",
-                                       fmt::format("no availability trace at {}", file.string())));
-    return;
-  }
   located(fleet, g.spec->key + ".availability.trace", problems, [&] {
     g.trace = std::make_shared<AvailabilityTrace>(load_availability_trace(file, g.spec->count));
   });
+}
+
+// The file round.workload names, as load_inputs resolves it; "" when it names none.
+std::string workload_file_of(const FleetSpec& fleet) {
+  try {
+    return resolve_catalogue_file("workloads", fleet.round.workload).string();
+  } catch (const ConfigError&) {
+    return "";
+  }
 }
 
 GroupInstance instantiate_group(const FleetSpec& fleet, const DeviceGroupSpec& spec, std::vector<Diagnostic>& problems) {
@@ -104,7 +118,13 @@ GroupInstance instantiate_group(const FleetSpec& fleet, const DeviceGroupSpec& s
   request.workload = fleet.round.workload;
   request.profile = spec.profile;
   const std::size_t before = problems.size();
-  located(fleet, spec.key + ".device", problems, [&] { g.inputs = load_inputs(request); });
+  // A profile's or the workload's own problems at the key that named that file.
+  const auto key_of = [&](const Diagnostic& d) {
+    if (!spec.profile.empty() && d.file == spec.profile) return spec.key + ".profile";
+    if (d.file == workload_file_of(fleet)) return std::string("round.workload");
+    return spec.key + ".device";
+  };
+  located(fleet, key_of, problems, [&] { g.inputs = load_inputs(request); });
   if (problems.size() > before) return g;
   g.network = fleet.networks.at(spec.network);
   resolve_storage(fleet, g, problems);
@@ -162,6 +182,7 @@ FleetInstance instantiate_fleet(FleetSpec spec) {
     for (int i = 0; i < group.count; ++i)
       fleet.devices.push_back({g, i, sizes[static_cast<std::size_t>(i)], fmt::format("{}/{}", group.name, i)});
   }
+  throw_if_any(plan_batches_problems(fleet));  // before anything is simulated
   return fleet;
 }
 

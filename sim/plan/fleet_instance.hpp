@@ -6,8 +6,9 @@
 // workload (and the group's profile) as `edgetwin predict` would, its storage, power modes,
 // workers and batch sizes, and its availability trace; every problem is reported at the fleet
 // key that named it (file:line:column) and thrown as one ConfigError, as are a group of more
-// configurations than a sweep may have and a fleet of more device-configuration pairs than
-// limits::plan_pairs. Dataset sizes are drawn from the group's distribution with the fleet's
+// configurations than a sweep may have, a fleet of more device-configuration pairs than
+// limits::plan_pairs, and a plan that would simulate more batches than
+// limits::simulated_batches (sim/plan/plan_bounds.hpp). Dataset sizes are drawn from the group's distribution with the fleet's
 // seed (identical on every platform), log-normal draws clamped to 1..1e8 samples. Devices
 // are numbered in group order; a device's name is "<group>/<index in group>".
 #pragma once

@@ -150,6 +150,32 @@ std::vector<double> energy_by_group(const PlanReport& r, std::size_t round) {
   return e;
 }
 
+// Why no configuration of the device meets its round alone, when none does: the deadline, or the
+// round budget, which some devices pass even doing nothing until the deadline.
+std::string shortfall_alone(const PlanReport& r, std::size_t d) {
+  const DevicePlan& p = r.plan->devices[d];
+  if (p.meets_alone) return "";
+  if (!p.meets_deadline_alone) return fmt::format("cannot meet the deadline (best {:.1f} s)", p.best_finish_s);
+  const double budget = r.fleet->groups[r.fleet->devices[d].group].spec->energy_budget_j_per_round.value_or(0);
+  if (p.idle_energy_to_deadline_j > budget)
+    return fmt::format("over its round budget even when idle ({:.0f} J idle to the deadline > {:.0f} J)",
+                       p.idle_energy_to_deadline_j, budget);
+  return fmt::format("over its round budget in every configuration that meets the deadline (least {:.0f} J > {:.0f} J)",
+                     p.least_energy_to_deadline_j, budget);
+}
+
+// Why a device is worth a look, each reason once: what no configuration can do alone, the move
+// contention forced, the budgets its planned rounds pass.
+std::vector<std::string> listed_for(const PlanReport& r, std::size_t d) {
+  const DevicePlan& p = r.plan->devices[d];
+  std::vector<std::string> reasons;
+  if (const std::string shortfall = shortfall_alone(r, d); !shortfall.empty()) reasons.push_back(shortfall);
+  if (p.moved()) reasons.push_back("moved by contention");
+  if (r.over_round_budget[d] && (p.meets_alone || !p.meets_deadline_alone)) reasons.push_back("over its round budget");
+  if (r.over_day_budget[d]) reasons.push_back("over its daily budget");
+  return reasons;
+}
+
 bool worth_listing(const PlanReport& r, std::size_t d) {
   const DevicePlan& p = r.plan->devices[d];
   bool late = false;
@@ -212,16 +238,12 @@ void write_device_line(std::ostream& out, const PlanReport& r, std::size_t d) {
   else
     fmt::print(out, " {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9.0f} {:>10}", "-", "-", "-", "-", "-", "-", "-", "-",
                t.energy.idle_j, "-");
-  const DevicePlan& p = r.plan->devices[d];
   std::string notes;
   if (!t.selected) notes += " not selected";
   if (t.late) notes += " missed the deadline";
   if (t.after_quorum) notes += " after the K-th report";
   if (t.dropped) notes += " dropped";
-  if (!p.meets_alone) notes += fmt::format(" cannot meet the deadline (best {:.1f} s)", p.best_finish_s);
-  if (p.moved()) notes += " moved";
-  if (r.over_round_budget[d]) notes += " over its round budget";
-  if (r.over_day_budget[d]) notes += " over its daily budget";
+  for (const std::string& reason : listed_for(r, d)) notes += " " + reason;
   fmt::print(out, "{}\n", notes);
 }
 
@@ -241,6 +263,28 @@ void write_devices(std::ostream& out, const PlanReport& r) {
     fmt::print(out, "({} of {} devices listed: those that cannot meet the deadline, moved, were late or are over a "
                     "budget; --csv or --json has every one)\n",
                listed, n);
+}
+
+// The devices no configuration makes meet their round alone, by reason: the deadline, then the
+// round budget (planned at their fastest either way).
+void write_shortfalls(std::ostream& out, const PlanReport& r) {
+  bool deadline = false, budget = false;
+  for (std::size_t d = 0; d < r.fleet->devices.size(); ++d) {
+    const DevicePlan& p = r.plan->devices[d];
+    if (p.meets_alone || p.meets_deadline_alone) continue;
+    if (!deadline) fmt::print(out, "\ndevices that cannot meet the deadline in any configuration (planned at their fastest):\n");
+    deadline = true;
+    fmt::print(out, "  {}: best {:.1f} s with {}\n", r.fleet->devices[d].name, p.best_finish_s, describe(planned(r, d)));
+  }
+  for (std::size_t d = 0; d < r.fleet->devices.size(); ++d) {
+    const DevicePlan& p = r.plan->devices[d];
+    if (p.meets_alone || !p.meets_deadline_alone) continue;
+    if (!budget) fmt::print(out, "\ndevices over their round budget in every configuration that meets the deadline (planned at "
+                                 "their fastest):\n");
+    budget = true;
+    fmt::print(out, "  {}: {}; best {:.1f} s with {}\n", r.fleet->devices[d].name, shortfall_alone(r, d), p.best_finish_s,
+               describe(planned(r, d)));
+  }
 }
 
 void write_frontier(std::ostream& out, const PlanReport& r) {
@@ -288,14 +332,7 @@ void write_plan_table(std::ostream& out, const PlanReport& r) {
   write_rounds(out, r);
   write_devices(out, r);
   write_frontier(out, r);
-  bool any = false;
-  for (std::size_t d = 0; d < r.fleet->devices.size(); ++d) {
-    const DevicePlan& p = r.plan->devices[d];
-    if (p.meets_alone) continue;
-    if (!any) fmt::print(out, "\ndevices that cannot meet the deadline in any configuration (planned at their fastest):\n");
-    any = true;
-    fmt::print(out, "  {}: best {:.1f} s with {}\n", r.fleet->devices[d].name, p.best_finish_s, describe(planned(r, d)));
-  }
+  write_shortfalls(out, r);
 }
 
 void write_plan_json(std::ostream& out, const PlanReport& r) {
@@ -321,9 +358,12 @@ void write_plan_json(std::ostream& out, const PlanReport& r) {
                        {"group", f.groups[f.devices[d].group].spec->name},
                        {"samples", f.devices[d].samples},
                        {"plan", candidate_json(planned(r, d))},
-                       {"meets_deadline_alone", p.devices[d].meets_alone},
+                       {"meets_deadline_alone", p.devices[d].meets_deadline_alone},
+                       {"shortfall_alone", shortfall_alone(r, d)},
                        {"best_finish_s", p.devices[d].best_finish_s},
+                       {"idle_energy_to_deadline_j", p.devices[d].idle_energy_to_deadline_j},
                        {"moved", p.devices[d].moved()},
+                       {"listed_for", listed_for(r, d)},
                        {"energy_per_day_j", r.energy_per_day_j[d]},
                        {"over_round_budget", r.over_round_budget[d]},
                        {"over_day_budget", r.over_day_budget[d]},

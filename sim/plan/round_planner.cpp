@@ -24,6 +24,10 @@ class Chooser {
     return energy_to_deadline(group(d).power, e.download_s, e.train_s, e.train_energy_j, e.upload_s, deadline_s,
                               fleet_.spec.round.suspend_min_gap_s);
   }
+  // Nothing downloaded, trained or uploaded: the device's idle state from the round's start.
+  double idle_energy(std::size_t d, double deadline_s) const {
+    return energy_to_deadline(group(d).power, 0, 0, 0, 0, deadline_s, fleet_.spec.round.suspend_min_gap_s);
+  }
   bool runs(std::size_t d, std::size_t c) const { return table_.at(d, c).usable(); }
   double finish(std::size_t d, std::size_t c) const { return table_.at(d, c).finish_s(); }
   bool meets(std::size_t d, std::size_t c, double deadline_s) const {
@@ -391,6 +395,11 @@ PlanResult plan_rounds(const FleetInstance& fleet, const CandidateTable& table, 
     p.best_finish_s = ch.finish(d, fastest);
     p.meets_alone = ch.best(d, [&](std::size_t c) { return ch.meets(d, c, result.deadline_s); },
                             [&](std::size_t c) { return ch.finish(d, c); }) != Chooser::npos;
+    const std::size_t least = ch.best(d, [&](std::size_t c) { return ch.finish(d, c) <= result.deadline_s; },
+                                      [&](std::size_t c) { return ch.energy(d, c, result.deadline_s); });
+    p.meets_deadline_alone = least != Chooser::npos;
+    if (p.meets_deadline_alone) p.least_energy_to_deadline_j = ch.energy(d, least, result.deadline_s);
+    p.idle_energy_to_deadline_j = ch.idle_energy(d, result.deadline_s);
     p.candidate = choose(ch, d, objective, result.deadline_s, target);
     if (p.candidate == Chooser::npos) p.candidate = fastest;
     p.alone_choice = p.candidate;

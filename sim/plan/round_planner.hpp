@@ -45,6 +45,11 @@ struct DevicePlan {
   std::size_t alone_choice = 0;  // what the objective picked from the alone estimates
   bool meets_alone = true;       // some configuration meets the deadline (and budget) alone
   double best_finish_s = 0;      // its fastest finish alone
+  // Why meets_alone is false: no configuration finishes by the deadline alone, or those that do
+  // all pass the round budget, which the device may pass even doing nothing until the deadline.
+  bool meets_deadline_alone = true;
+  double least_energy_to_deadline_j = 0;  // of the configurations that finish by the deadline alone
+  double idle_energy_to_deadline_j = 0;   // the device idle from the round's start to the deadline
   // Faster than its alone choice because the network made it late.
   bool moved() const { return candidate != alone_choice; }
 };

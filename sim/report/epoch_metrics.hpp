@@ -175,8 +175,12 @@ struct EpochStats {
 // Every figure, in the order the writers print them.
 std::span<const MetricSpec> epoch_metrics();
 
-// Every figure of an epoch that breaks its Valid, one line each ("gpu_util = 1.3, outside
-// [0, 1]"); empty when all hold. Rounding is allowed a relative 1e-9.
+// Every figure of an epoch that breaks its Valid or passes the largest value of its unit
+// (sim/config/physical_range.hpp: an epoch of at most 1e8 s, 1 TJ, 10 kW, 1 PB read), and
+// every part larger than its whole (stall or compute than e2e, base or incremental energy than
+// the energy, average than peak power), one line each ("gpu_util = 1.3, outside [0, 1]");
+// empty when all hold. Rounding is allowed a relative 1e-9. The recorder checks every epoch it
+// makes, and every reader of figures sent as bytes (sim/app/member_chunks.hpp) what it reads.
 std::string check_figures(const EpochStats& stats);
 
 // The figure's value, or nothing when it needs power data the device lacks.

@@ -73,6 +73,74 @@ TEST(PlanRoundCli, OneEngineWithEveryPipelineGivesTheSameRounds) {
   }
 }
 
+// Why a device is listed (docs/federated.md, "Outputs"): an Xavier NX whose idle power alone
+// passes its round budget by the deadline is over its budget even when idle, not "cannot meet
+// the deadline" (it trains in seconds); a Nano with a dataset no configuration trains in 600 s
+// cannot meet the deadline.
+TEST(PlanRoundCli, EachDeviceThatMissesItsRoundSaysWhy) {
+  TempDir dir("edgetwin-plan-why");
+  std::filesystem::copy(std::filesystem::path(EDGETWIN_SOURCE_DIR) / "fleets/networks", dir / "networks");
+  test_support::write_text(dir / "f.toml", R"([fleet]
+name = "why"
+
+[round]
+workload = "resnet18-cifar10"
+local_epochs = 1
+clients_per_round = 1
+deadline_s = 600
+rounds = 1
+
+[server]
+ingress_bytes_per_s = 125e6
+egress_bytes_per_s = 125e6
+
+[[group]]
+name = "nx"
+device = "xavier-nx"
+count = 1
+samples = 100
+network = "wifi"
+idle = "dvfs-on"
+energy_budget_j_per_round = 500
+
+[[group]]
+name = "nano"
+device = "jetson-nano"
+count = 1
+samples = 50000
+network = "wifi"
+
+[[group]]
+name = "orin"
+device = "agx-orin"
+count = 1
+samples = 100
+network = "wifi"
+
+[provenance]
+fleet = { kind = "estimate", source = "test" }
+server = { kind = "estimate", source = "test" }
+)");
+  const auto table = run_command(edgetwin("plan-round --fleet " + (dir / "f.toml").string()) + " 2>/dev/null");
+  EXPECT_EQ(table.exit_code, 2);  // a device misses its round
+  EXPECT_THAT(table.output, HasSubstr("devices over their round budget in every configuration that meets the deadline "
+                                      "(planned at their fastest):\n  nx/0: over its round budget even when idle (1980 J "
+                                      "idle to the deadline > 500 J); best "));
+  EXPECT_THAT(table.output, ::testing::ContainsRegex("devices that cannot meet the deadline in any configuration \\(planned "
+                                                     "at their fastest\\):\n  nano/0: best [0-9.]+ s with"));
+  EXPECT_THAT(table.output, ::testing::Not(HasSubstr("nx/0: best")));
+  const auto json = run_command(edgetwin("plan-round --json --fleet " + (dir / "f.toml").string()) + " 2>/dev/null");
+  const auto devices = nlohmann::json::parse(json.output)["devices"];
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_TRUE(devices[0]["meets_deadline_alone"].get<bool>());
+  EXPECT_EQ(devices[0]["idle_energy_to_deadline_j"].get<double>(), 1980);
+  EXPECT_THAT(devices[0]["listed_for"][0].get<std::string>(), HasSubstr("over its round budget even when idle"));
+  EXPECT_FALSE(devices[1]["meets_deadline_alone"].get<bool>());
+  EXPECT_THAT(devices[1]["shortfall_alone"].get<std::string>(), HasSubstr("cannot meet the deadline (best "));
+  EXPECT_EQ(devices[2]["shortfall_alone"], "");
+  EXPECT_TRUE(devices[2]["listed_for"].empty());
+}
+
 TEST(PlanRoundCli, CsvHasARowPerDeviceAndRound) {
   const auto r = run_command(edgetwin("plan-round --fleet jetson-mixed-resnet18 --csv --rounds 2 --frontier 2") +
                              " 2>/dev/null");

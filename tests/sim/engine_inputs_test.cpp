@@ -66,6 +66,57 @@ TEST(EngineInputs, ARunOfTooManyBatchesIsRefusedWithTheWayOut) {
                         "than 100000000"));
 }
 
+// The bound of docs/reliability.md, at the bound and one batch past it, for epochs, steps and
+// a run repeated (plan-round's exact profiles train `rounds` tasks in one run).
+TEST(EngineInputs, ARunOfTheBoundPassesAndOneBatchMoreDoesNot) {
+  const WorkloadSpec workload = in_ram_workload(100'000'000, 1);
+  EXPECT_EQ(refusal(gpu_device(), workload, run_with(0, 2, 1, 1)), "");  // 1 epoch x 1e8 batches
+  RunConfig steps = run_with(0, 2, 1, 1);
+  steps.steps = 100'000'000;
+  EXPECT_EQ(refusal(gpu_device(), workload, steps), "");
+  steps.steps = 100'000'001;
+  EXPECT_THAT(refusal(gpu_device(), workload, steps),
+              HasSubstr("steps: the run would simulate 100000001 batches (100000001 steps), more than 100000000"));
+  steps.steps = 50'000'000;
+  steps.runs = 2;
+  EXPECT_EQ(refusal(gpu_device(), workload, steps), "");
+  steps.steps = 50'000'001;
+  EXPECT_THAT(refusal(gpu_device(), workload, steps),
+              HasSubstr("the run would simulate 100000002 batches (50000001 steps, 2 times), more than 100000000"));
+}
+
+// Each figure at the largest value of its unit passes, a little more does not; a part at its
+// whole passes, a little more does not (sim/report/epoch_metrics.hpp).
+TEST(EpochFigures, FiguresEndAtTheLargestValueOfTheirUnitAndPartsAtTheirWhole) {
+  EpochStats e;
+  e.has_energy = true;
+  e.e2e_s = 1e8;
+  e.stall_s = 1e8;
+  e.energy_j = 1e12;
+  e.base_energy_j = 1e12;
+  e.avg_power_w = 1e4;
+  e.peak_power_w = 1e4;
+  e.disk_bytes_read = 1e15;
+  e.batches = 1e9;
+  EXPECT_EQ(check_figures(e), "");
+  const auto broken = [&](double EpochStats::*field, double value) {
+    EpochStats b = e;
+    b.*field = value;
+    return check_figures(b);
+  };
+  EXPECT_EQ(broken(&EpochStats::compute_s, 1.000001e8), "epoch 0: compute_s = 100000100, outside [0, 1e8 s (3 years)] (a "
+                                                        "duration the simulation can hold)\n");
+  EXPECT_THAT(broken(&EpochStats::energy_j, 1.000001e12), HasSubstr("energy_j = 1000001000000, outside [0, 1 TJ]"));
+  EXPECT_THAT(broken(&EpochStats::peak_power_w, 10000.01), HasSubstr("peak_power_w = 10000.01, outside [0, 10 kW]"));
+  EXPECT_THAT(broken(&EpochStats::disk_bytes_read, 1.000001e15), HasSubstr("disk_bytes_read = 1000001000000000, outside [0, 1 PB]"));
+  EXPECT_THAT(broken(&EpochStats::batches, 1.000001e9), HasSubstr("batches = 1000001000, outside [0, 1e9]"));
+  EXPECT_EQ(broken(&EpochStats::stall_s, 1e8 * (1 - 1e-6)), "");
+  EXPECT_EQ(broken(&EpochStats::e2e_s, 1e8 * (1 - 1e-6)), "epoch 0: stall_s = 100000000, more than e2e_s = 99999900\n");
+  EXPECT_EQ(broken(&EpochStats::energy_j, 1e12 * (1 - 1e-6)),
+            "epoch 0: base_energy_j = 1000000000000, more than energy_j = 999999000000\n");
+  EXPECT_EQ(broken(&EpochStats::peak_power_w, 1e4 * (1 - 1e-6)), "epoch 0: avg_power_w = 10000, more than peak_power_w = 9999.99\n");
+}
+
 TEST(EpochFigures, EveryFigureKeepsItsRange) {
   EpochStats ok;
   ok.e2e_s = 2;

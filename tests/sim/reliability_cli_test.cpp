@@ -81,6 +81,13 @@ TEST(ReliabilityCli, ASweepLargerThanTheLimitSaysTheLimitAndHowToRaiseIt) {
                     "--max-configurations");
 }
 
+// The bound itself: a sweep of exactly --max-configurations runs, one configuration more does not.
+TEST(ReliabilityCli, ASweepOfExactlyTheLimitRunsAndOneConfigurationMoreDoesNot) {
+  const std::string four = kXavierSweep + "--modes MAXN,MODE_10W --workers 0,1 ";  // 2 modes x 2 worker counts
+  EXPECT_EQ(edgetwin(four + "--max-configurations 4 2>&1").exit_code, 0);
+  expect_refused(edgetwin(four + "--max-configurations 3"), "the sweep has 4 configurations");
+}
+
 TEST(ReliabilityCli, OneFileForTwoOutputsIsRefused) {
   TempDir dir;
   const auto file = dir / "out";

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "sim/app/sealed_file.hpp"
 #include "tests/support/killable_process.hpp"
 #include "tests/support/test_files.hpp"
 
@@ -134,6 +137,13 @@ TEST(Shards, AKilledShardLeavesNoFileAndItsRerunMergesIdentically) {
   expect_same(whole, merge_sweep(dir, dir / "shards", "merged"));
 }
 
+// A shard's identity edited, then sealed again: what a forged checksum would let through.
+void reseal_identity(const fs::path& file, const std::function<void(std::string&)>& edit) {
+  Unsealed sealed = unseal_bytes(file, read_text(file), "edgetwin shard");
+  edit(sealed.identity);
+  write_text(file, seal_bytes("edgetwin shard", sealed.identity, sealed.body));
+}
+
 class BadShards : public ::testing::Test {
  protected:
   void SetUp() override { run_shards(kSweep, 3, dir_.path()); }
@@ -188,36 +198,85 @@ TEST_F(BadShards, AShardOfOtherInputFilesIsNamed) {
 }
 
 TEST_F(BadShards, AShardOfAnotherBuildIsNamed) {
-  std::string text = read_text(shard(2));
-  const auto at = text.find("\"build\":\"");
-  ASSERT_NE(at, std::string::npos);
-  text[at + 9] = text[at + 9] == '0' ? '1' : '0';
-  write_text(shard(2), text);
+  reseal_identity(shard(2), [](std::string& identity) {
+    const auto at = identity.find("\"build\":\"");
+    ASSERT_NE(at, std::string::npos);
+    identity[at + 9] = identity[at + 9] == '0' ? '1' : '0';
+  });
   expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: made by edgetwin");
 }
 
 TEST_F(BadShards, ACutShardIsNamed) {
   const std::string text = read_text(shard(3));
   write_text(shard(3), text.substr(0, text.size() - 100));
-  expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-3-of-3.etshard: is cut short");
+  expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-3-of-3.etshard: cut short: its header gives");
 }
 
 TEST_F(BadShards, AFileThatIsNoShardIsNamed) {
   write_text(dir_ / "notes.txt", "hello\n");
-  expect_refused({shard(1), dir_ / "notes.txt"}, "notes.txt: not a shard file");
-  expect_refused({shard(1), shard(2), shard(3), dir_ / "missing.etshard"}, "missing.etshard: not a shard file");
+  expect_refused({shard(1), dir_ / "notes.txt"}, "notes.txt: not a sealed edgetwin file");
+  expect_refused({shard(1), shard(2), shard(3), dir_ / "missing.etshard"},
+                 "missing.etshard: cannot open file: No such file or directory");
+  expect_refused({shard(1), shard(2), shard(3), dir_.path()}, "cannot read file: a directory");
+}
+
+// One flipped byte anywhere, a sample of positions through the header, the identity and the
+// body (tests/sim/shard_files_test.cpp flips every bit of a small shard in process).
+TEST_F(BadShards, AShardWithAFlippedByteIsNamedWhereverTheByteIs) {
+  const std::string text = read_text(shard(2));
+  constexpr int kPositions = 12;
+  for (int i = 0; i < kPositions; ++i) {
+    const std::size_t at = text.size() * static_cast<std::size_t>(i) / kPositions + 7;
+    SCOPED_TRACE("byte " + std::to_string(at) + " of " + std::to_string(text.size()));
+    std::string damaged = text;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
+    write_text(shard(2), damaged);
+    const auto r = merge({shard(1), shard(2), shard(3)});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("sweep-shard-2-of-3.etshard: "));
+  }
+}
+
+// The first two lines (seal and identity) of this run's shard 2 over another run's body.
+TEST_F(BadShards, AHeaderFromAnotherRunOrASwappedBodyIsNamed) {
+  TempDir other("edgetwin-other-run");
+  std::string other_sweep = kSweep;
+  other_sweep.replace(other_sweep.find("16,32"), 5, "16,64");  // other figures, as many of them
+  run_shards(other_sweep, 3, other.path());
+  const auto head_of = [](const std::string& text) { return text.substr(0, text.find('\n', text.find('\n') + 1) + 1); };
+  const auto body_of = [&](const std::string& text) { return text.substr(head_of(text).size()); };
+  const std::string mine = read_text(shard(2));
+  write_text(shard(2), head_of(mine) + body_of(read_text(other / "sweep-shard-2-of-3.etshard")));
+  expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: checksum mismatch");
+  // Shard 3's body under shard 2's header: another length, or another checksum.
+  write_text(shard(2), head_of(mine) + body_of(read_text(shard(3))));
+  const auto r = merge({shard(1), shard(2), shard(3)});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, ::testing::AnyOf(HasSubstr("sweep-shard-2-of-3.etshard: checksum mismatch"),
+                                         HasSubstr("sweep-shard-2-of-3.etshard: cut short"),
+                                         HasSubstr("sweep-shard-2-of-3.etshard: ")));
+}
+
+// A shard sealed again around an absurd figure, as a forged checksum would be: the figure's
+// range refuses it, naming the file, the chunk and the figure.
+TEST_F(BadShards, AnAbsurdFigureUnderAGoodChecksumIsNamed) {
+  const Unsealed sealed = unseal_bytes(shard(2), read_text(shard(2)), "edgetwin shard");
+  std::string body = sealed.body;
+  // The first chunk's first member's first epoch: a count, then int epoch, bool, padding, and
+  // e2e_s, stall_s, compute_s (sim/report/epoch_metrics.hpp).
+  const double absurd = -2.99e232;
+  std::memcpy(body.data() + sizeof(std::size_t) + 8 + 2 * sizeof(double), &absurd, sizeof absurd);
+  write_text(shard(2), seal_bytes("edgetwin shard", sealed.identity, body));
+  expect_refused({shard(1), shard(2), shard(3)},
+                 "sweep-shard-2-of-3.etshard: chunk 1: member 0: epoch 0: compute_s = -2.99e+232, outside [0, inf)");
 }
 
 // Found by shard_file_fuzzer in the long campaign (fuzz/corpus/shard_file/finding-format-number.json):
-// a header whose "format" is a number (a second "format" key wins in JSON) threw nlohmann's
+// a header field of another JSON type (a "format" that was a number) threw nlohmann's
 // type_error out of the reader, and `edgetwin merge` ended in std::terminate.
-TEST_F(BadShards, AHeaderWhoseFormatIsNotAStringIsNoShard) {
-  std::string text = read_text(shard(2));
-  const auto end = text.find('}');  // the header's: a first line without nested objects
-  ASSERT_NE(end, std::string::npos);
-  text.insert(end, ",\"format\":1");
-  write_text(shard(2), text);
-  expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: not a shard file");
+TEST_F(BadShards, AnIdentityFieldOfAnotherTypeIsADamagedHeader) {
+  reseal_identity(shard(2), [](std::string& identity) { identity.insert(identity.size() - 1, ",\"version\":1"); });
+  expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: damaged shard header: ");
 }
 
 // Found by shard_file_fuzzer in CI (fuzz/corpus/shard_file/finding-chunks-1e30.etshard): a
@@ -225,11 +284,11 @@ TEST_F(BadShards, AHeaderWhoseFormatIsNotAStringIsNoShard) {
 TEST_F(BadShards, ACountThatIsNotAnIntegerIsADamagedHeader) {
   const std::string text = read_text(shard(2));
   for (const std::string bad : {"1e30", "2.5", "-1"}) {
-    std::string edited = text;
-    const auto at = edited.find("\"chunks\":");
-    ASSERT_NE(at, std::string::npos);
-    edited.replace(at, edited.find(',', at) - at, "\"chunks\":" + bad);
-    write_text(shard(2), edited);
+    write_text(shard(2), text);
+    reseal_identity(shard(2), [&](std::string& identity) {
+      const auto at = identity.find("\"chunks\":");
+      identity.replace(at, identity.find(',', at) - at, "\"chunks\":" + bad);
+    });
     expect_refused({shard(1), shard(2), shard(3)}, "sweep-shard-2-of-3.etshard: damaged shard header: expected");
   }
 }
@@ -238,8 +297,9 @@ TEST_F(BadShards, ACountThatIsNotAnIntegerIsADamagedHeader) {
 // and counts the rest (it listed each, and looped for ever on 2^64 - 1).
 TEST_F(BadShards, ManyMissingShardsAreCountedAndTooManyAreNoPart) {
   const auto header = [](const std::string& shards) {
-    return R"({"format":"edgetwin shard 1","version":"v","build":"b","command":"sweep","arguments":[],)"
-           R"("inputs":"i","shard":1,"shards":)" + shards + R"(,"chunks":1,"sizes":[[0,2]]})" "\nab";
+    return seal_bytes("edgetwin shard",
+                      R"({"version":"v","build":"b","command":"sweep","arguments":[],)"
+                      R"("inputs":"i","shard":1,"shards":)" + shards + R"(,"chunks":1,"sizes":[[0,0]]})", "");
   };
   write_text(dir_ / "first.etshard", header("1000000"));
   expect_refused({dir_ / "first.etshard"},

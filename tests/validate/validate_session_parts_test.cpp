@@ -8,6 +8,7 @@
 
 #include "calibrate/import/contention_derivation.hpp"
 #include "sim/config/config_error.hpp"
+#include "validate/checksummed_json.hpp"
 #include "validate/interleaved_calibration.hpp"
 #include "validate/prediction.hpp"
 #include "validate/report_reader.hpp"
@@ -100,7 +101,7 @@ TEST(ReportReader, MeasurementsComeBackFromReportJson) {
 
 TEST(ReportReader, AFileThatIsNoReportIsNamed) {
   ScratchDir dir;
-  testing::write_text(dir / "x.json", "{\"tool\": \"something else\"}");
+  testing::write_text(dir / "x.json", checksummed_document({{"tool", "something else"}}));
   try {
     (void)read_measurements(dir / "x.json");
     FAIL();
@@ -169,8 +170,9 @@ TEST(ReportReader, SessionsPoolTheirRunsAndNumberTheirRoundsOn) {
 TEST(ReportReader, OnlySessionsOfOneKindPool) {
   ScratchDir dir;
   testing::write_text(dir / "s/report.json",
-                      R"({"tool": "edgetwin-validate", "session": {"workload": "lenet-jpeg-folder", "calibration": {"batch_size": 16},
-                          "host": {"name": "vm", "cpu_model": "AMD EPYC", "cores": 2}, "libtorch_version": "1.13.0"}})");
+                      checksummed_document(nlohmann::json::parse(
+                          R"({"tool": "edgetwin-validate", "session": {"workload": "lenet-jpeg-folder", "calibration": {"batch_size": 16},
+                          "host": {"name": "vm", "cpu_model": "AMD EPYC", "cores": 2}, "libtorch_version": "1.13.0"}})")));
   const CalibratedSession s = read_calibrated_session(dir / "s");
   EXPECT_EQ(s.workload, "lenet-jpeg-folder");
   EXPECT_EQ(s.batch_size, 16);
