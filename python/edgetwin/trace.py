@@ -20,7 +20,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores,other_cpu_s[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -58,6 +58,12 @@ loses its own `.to(device)`. For each batch it writes one row:
 * `cores`: how many CPUs the trainer's process may run on when the epoch starts (its CPU
   affinity, which the loader's worker processes inherit): the cores the loop shared, for
   a `step_cpu_s` share taken on fewer cores than the machine has (`taskset -c 0`).
+* `other_cpu_s`: the CPU time other processes of the machine took since the previous row was
+  timed: the machine's busy CPU time (its CPUs times the wall time, less their idle time from
+  /proc/uptime) less `cpu_s`. The idle counter ticks every 10 ms, so a row's value is coarse
+  and may be negative; summed over a trace it says whether something else ran beside the
+  measurement, and the import refuses a trace that others kept busy (docs/import.md, *A
+  disturbed run*). Empty where `cpu_s` is, or off Linux.
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -103,7 +109,7 @@ __all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling", "measure
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
             "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s",
-            "cores"]
+            "cores", "other_cpu_s"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 # measure_loader_scaling's rows: a batch loaded alone (compute_s 0), with its thread CPU time.
@@ -271,6 +277,43 @@ class _LoaderCpuClock:
         return seconds
 
 
+class _MachineCpuClock:
+    """CPU time every process of the machine spent since the previous reading: the machine's
+    CPUs times the wall time, less the time they were idle (/proc/uptime's second field, the
+    idle seconds summed over the CPUs; ticks of 10 ms). Less the trace's own `cpu_s`, it is what
+    other processes took while the run was measured (`other_cpu_s`): the import refuses a trace
+    that others disturbed (docs/import.md, *A disturbed run*). None where /proc/uptime cannot be
+    read (not Linux)."""
+
+    def __init__(self):
+        self._cpus = os.sysconf("SC_NPROCESSORS_ONLN") if hasattr(os, "sysconf") else 0
+        self._last = None
+
+    @staticmethod
+    def _idle_s():
+        try:
+            with open("/proc/uptime", "rb") as f:
+                return float(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def start(self):
+        idle = self._idle_s()
+        self._last = None if idle is None or self._cpus <= 0 else (time.perf_counter(), idle)
+
+    def since_last(self):
+        if self._last is None:
+            return None
+        idle = self._idle_s()
+        if idle is None:
+            self._last = None
+            return None
+        now = time.perf_counter()
+        busy = (now - self._last[0]) * self._cpus - (idle - self._last[1])
+        self._last = (now, idle)
+        return busy
+
+
 def _discard_unclosed(file, partial, path):
     # Runs when a Trace is garbage collected or the interpreter exits without close():
     # the rows may stop anywhere, so they must not look like a finished trace.
@@ -314,6 +357,7 @@ class Trace:
         self._columns = _COLUMNS + (["io_s"] if io else [])
         self._epochs_written = set()
         self._cpu = _LoaderCpuClock()
+        self._machine = _MachineCpuClock()
         self._next_epoch = 0
         self._in_epoch = False
         self._closed = False
@@ -417,6 +461,7 @@ class Trace:
             cores = _cores()
             sync = (lambda: torch.cuda.synchronize(self._device)) if self._device else None
             self._cpu.start()
+            self._machine.start()
             start = time.perf_counter()
             iterator = iter(loader)
             iter_s = time.perf_counter() - start
@@ -446,11 +491,14 @@ class Trace:
                 compute_end = time.perf_counter()
                 step_cpu_s = time.thread_time() - step_cpu_start
                 cpu_s = self._cpu.since_last(iterator)
+                machine_s = self._machine.since_last()
+                other_cpu_s = None if cpu_s is None or machine_s is None else machine_s - cpu_s
                 batch = None  # the loop's own names keep it as long as it needs it
                 row = [epoch, batch_index, size, _number(fetch_end - fetch_start),
                        _number(compute_end - compute_start), nbytes, *fixed,
                        _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s),
-                       "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s), cores]
+                       "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s), cores,
+                       "" if other_cpu_s is None else _number(other_cpu_s)]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)
@@ -480,7 +528,22 @@ class Trace:
             pass
 
 
+def _die_with_parent():
+    """A spinning or loading process must not outlive the measurement that forked it: Linux
+    sends it SIGKILL when its parent dies (PR_SET_PDEATHSIG), even by SIGKILL. A no-op off
+    Linux."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # it died before prctl took effect
+        os._exit(0)
+
+
 def _spin():
+    _die_with_parent()
     while True:
         pass
 
@@ -491,6 +554,7 @@ _CO_RUNNER_START_S = 120.0
 
 
 def _load_forever(load, loaded):
+    _die_with_parent()
     while True:
         load()
         loaded.value += 1  # this process's own counter, without a lock a kill could leave held

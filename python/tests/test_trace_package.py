@@ -37,6 +37,7 @@ def test_the_package_and_the_copy_write_the_same_columns(tmp_path):
     copy = rows_of(edgetwin_trace, tmp_path / "copy.csv")
     assert list(package[0]) == list(copy[0])
     assert [r["batch_size"] for r in package] == [r["batch_size"] for r in copy] == ["8"] * 5
+    assert "other_cpu_s" in package[0]
 
 
 def test_the_copy_is_the_package_module():
@@ -63,3 +64,29 @@ def test_the_copy_works_alone_beside_a_script(tmp_path):
     assert done.stdout.strip() == str(tmp_path / "edgetwin_trace.py")
     with open(tmp_path / "t.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == 4
+
+
+def test_other_cpu_s_sees_a_spinning_neighbour(tmp_path):
+    # Two processes spinning beside the loop keep the machine's CPUs busy: the trace's rows
+    # sum to most of a core or more of other processes' CPU time (not the loop's: cpu_s).
+    quiet_wall = 0.6
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        data = TensorDataset(torch.zeros(400, 64), torch.zeros(400))
+        path = tmp_path / "busy.csv"
+        with edgetwin.trace.Trace(path) as trace:
+            for x, _ in trace.epoch(DataLoader(data, batch_size=4)):
+                end = torch.zeros(1)
+                while float(end) < 1:  # a step of about 1.5 ms of the loop's own CPU
+                    end += 1e-4 * float((x @ x.T).sum() * 0 + 1)
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    other = sum(float(r["other_cpu_s"]) for r in rows)
+    wall = sum(float(r["fetch_s"]) + float(r["compute_s"]) for r in rows)
+    assert wall > quiet_wall
+    # Two spinners and the loop on the machine's CPUs: the spinners get at least half a core.
+    assert other / wall > 0.5
