@@ -21,6 +21,7 @@ turns a PyTorch script into a profile (docs/import.md).
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tomllib
@@ -417,19 +418,30 @@ def program(name):
                        f"or set {variable}")
 
 
+_LOCATION = re.compile(r"^(?P<file>.*?)(?::(?P<line>\d+))?(?::(?P<column>\d+))?$")
+
+
 def _diagnostics_of(stderr):
-    """The located lines of a program's stderr (`file:line:column: key: message`) as diagnostics;
-    a line without a location becomes a diagnostic of its own."""
+    """A program's lines on stderr as diagnostics: `file[:line[:column]]: key: message` (as
+    sim/config/config_error.cpp writes them), `--option: message`, and any other line as a
+    diagnostic without a location (less a leading `edgetwin...: `)."""
     diagnostics = []
     for line in stderr.splitlines():
-        parts = line.split(": ", 2)
-        place = parts[0].split(":")
-        if len(place) == 3 and place[1].isdigit() and place[2].isdigit() and len(parts) == 3:
-            diagnostics.append(Diagnostic(place[0], int(place[1]), int(place[2]), parts[1], parts[2]))
-        elif line.strip():
-            prefix = line.split(": ", 1)
-            text = prefix[1] if len(prefix) == 2 and prefix[0].startswith("edgetwin") else line
-            diagnostics.append(Diagnostic("", 0, 0, "", text))
+        if not line.strip():
+            continue
+        head, _, rest = line.partition(": ")
+        place = _LOCATION.match(head)
+        if rest and head.startswith("--") and " " not in head:
+            diagnostics.append(Diagnostic("", 0, 0, head, rest))
+        elif (rest and place["file"] and " " not in place["file"] and not place["file"].startswith("edgetwin")
+              and (place["line"] or "/" in place["file"] or "." in place["file"])):
+            key, _, message = rest.partition(": ")
+            if not message or " " in key:
+                key, message = "", rest
+            diagnostics.append(Diagnostic(place["file"], int(place["line"] or 0), int(place["column"] or 0),
+                                          key, message))
+        else:
+            diagnostics.append(Diagnostic("", 0, 0, "", rest if head.startswith("edgetwin") and rest else line))
     return diagnostics
 
 

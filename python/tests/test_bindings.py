@@ -274,8 +274,28 @@ def test_federate_errors_are_input_errors(tmp_path):
     fleet.write_text('name = "x"\n[round]\nworkload = 3\n')
     with pytest.raises(edgetwin.InputError) as e:
         edgetwin.federate(fleet)
-    assert e.value.file == str(fleet) and e.value.line >= 1
+    assert edgetwin.Diagnostic(str(fleet), 3, 12, "round.workload", "expected a non-empty string, got 3") \
+        in e.value.diagnostics
+    assert e.value.file == str(fleet)
+    # The program's messages, parsed back, are the bindings' own for the same file.
+    with pytest.raises(edgetwin.InputError) as loaded:
+        edgetwin.load_fleet(fleet)
+    assert e.value.diagnostics == loaded.value.diagnostics
     code = subprocess.run([edgetwin.program("edgetwin-federate"), "--fleet", str(fleet), "--json"],
                           capture_output=True, text=True)
     assert code.returncode == 2
     assert str(e.value) == "\n".join(line for line in code.stderr.splitlines() if line.strip())
+
+
+def test_federate_returns_the_programs_json():
+    try:
+        federate = edgetwin.program("edgetwin-federate")
+    except edgetwin.ProgramError as e:
+        pytest.skip(str(e))
+    options = dict(rounds=1, max_test_samples=200, jobs=1)
+    report = edgetwin.federate("jetson-mixed-lenet-fashion-mnist", **options)
+    done = subprocess.run([federate, "--fleet", "jetson-mixed-lenet-fashion-mnist", "--json", "--quiet",
+                           *cli_words(options)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert report == json.loads(done.stdout)  # the same seeds: the same learning, byte for byte
+    assert report["fleet"] == "jetson-mixed-lenet-fashion-mnist" and len(report["runs"][0]["rounds"]) == 1
