@@ -8,6 +8,7 @@
 #include "calibrate/import/disturbance_check.hpp"
 #include "calibrate/import/profile_import.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/workload_loader.hpp"
 #include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
@@ -19,24 +20,8 @@ using testing::error_of;
 using testing::TempDir;
 using testing::write_text;
 
-// A CPU-only LeNet as the import reads it (the parts it reads).
-WorkloadSpec cpu_lenet() {
-  WorkloadSpec w;
-  w.name = "lenet-mnist";
-  w.dataset.samples = 60000;
-  w.loader.batch_size = 16;
-  CostSpec& c = w.costs;
-  c.device = "host-x86-2core";
-  c.reference_cpu_freq_hz = 2.096e9;
-  c.fetch_cpu_s_per_sample = 5.0e-6;
-  c.preprocess_cpu_s_per_sample = 40.0e-6;
-  c.collate_cpu_s_per_sample = 2.0e-6;
-  c.launch_cpu_s_per_batch = 0.2e-3;
-  c.worker_startup_cpu_s = 0.05;
-  c.compute = {{16}, {5e-3}};
-  c.provenance = {"estimate", "guessed"};
-  return w;
-}
+// The shipped CPU-only LeNet (host-x86-2core's costs): what its traces are imported for.
+WorkloadSpec cpu_lenet() { return load_workload(fs::path(EDGETWIN_SOURCE_DIR) / "workloads" / "lenet-mnist.toml"); }
 
 struct ShapeOfTrace {
   int workers = 0;
