@@ -15,7 +15,7 @@ sim_packages=(cmake g++ make pkg-config libsimgrid-dev libtomlplusplus-dev libcl
 all_packages=("${sim_packages[@]}" libtorch-dev libeigen3-dev googletest libgtest-dev libjpeg62-turbo-dev zlib1g-dev
               dataset-fashion-mnist gnuplot-nox
               clang-14 libclang-rt-14-dev llvm-14 openmpi-bin libopenmpi-dev
-              python3-torch python3-torchvision python3-pytest pybind11-dev python3-pybind11 python3-pandas
+              python3-torch python3-torchvision python3-pytest python3-dev pybind11-dev python3-pybind11 python3-pandas
               python3-matplotlib)
 
 packages=("${all_packages[@]}")

@@ -8,6 +8,7 @@ threads side by side (each in a child process of its own).
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -247,6 +248,20 @@ def test_no_child_is_left_behind():
     with pytest.raises(edgetwin.InputError):
         edgetwin.sweep("agx-xavier", "lenet-mnist", workers=[10**6])
     assert children_of_this_process() == []
+
+
+def test_sigint_during_a_call_is_a_keyboard_interrupt_and_leaves_no_child():
+    # Every AGX Xavier mode takes seconds (README: 2.5 s on 2 cores); SIGINT comes after 0.3 s,
+    # while the children simulate: they are killed, the call raises, the next call works.
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="interrupted by Interrupt"):
+            edgetwin.sweep("agx-xavier", "resnet18-cifar10", modes="all")
+    finally:
+        timer.join()
+    assert children_of_this_process() == []
+    assert edgetwin.predict("host-x86-2core", "lenet-mnist").epochs[0].e2e_s > 0
 
 
 # ---- pandas ----------------------------------------------------------------------------------------
