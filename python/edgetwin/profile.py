@@ -50,6 +50,8 @@ import tempfile
 import time
 import tomllib
 
+import edgetwin
+
 # glibc's thresholds fixed as validate/pytorch_train.py's settle_glibc_malloc fixes them: left
 # dynamic, a process's step takes 5 or 12-17 ms at random (docs/import.md).
 MALLOC_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "67108864"}
@@ -298,27 +300,19 @@ class Children:
         self.process = None
 
 
-def device_clocks(device):
-    """The device file's CPU and GPU clocks (Hz; GPU 0 without one): the clocks the traces are
-    taken at, so that the profile and the device agree (costs.reference_*_freq_hz)."""
-    import edgetwin
-    try:
-        spec = edgetwin.load_device(device).spec
-    except ImportError:  # no extension: a path still works
-        with open(device, "rb") as f:
-            spec = tomllib.load(f)
-    gpu = spec.get("gpu", {}).get("freq_hz", 0.0)
-    return float(spec["cpu"]["freq_hz"]), float(gpu)
+def device_name_and_clocks(device):
+    """The device file's name and its CPU and GPU clocks (Hz; GPU 0 without one): the clocks the
+    traces are taken at, so that the profile and the device agree (costs.reference_*_freq_hz)."""
+    loaded = edgetwin.load_device(device)
+    return loaded.name, float(loaded.spec["cpu"]["freq_hz"]), float(loaded.spec.get("gpu", {}).get("freq_hz", 0.0))
 
 
 def disturbed_traces(stderr):
     """The traces the import refused as disturbed, by path."""
-    import edgetwin
     return {d.file for d in edgetwin._diagnostics_of(stderr) if "the run was disturbed" in d.message}
 
 
 def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed):
-    import edgetwin
     command = [edgetwin.program("edgetwin-calibrate"), "import", "--workload", args.workload, "--device",
                args.device_name, "--reference-cpu-freq-hz", repr(cpu_hz), "--reference-gpu-freq-hz", repr(gpu_hz),
                "--out", args.out]
@@ -374,10 +368,10 @@ def parse_arguments(argv):
 
 
 def profile(args, children):
-    import edgetwin
-    cpu_hz, gpu_hz = device_clocks(args.device)
-    args.device_name = edgetwin.load_device(args.device).name if not os.path.isfile(args.device) else \
-        tomllib.load(open(args.device, "rb"))["device"]["name"]
+    try:
+        args.device_name, cpu_hz, gpu_hz = device_name_and_clocks(args.device)
+    except edgetwin.InputError as e:
+        raise UsageError(f"--device: {e}") from None
     numbers = QUICK if args.quick else FULL
     sys.path.insert(0, os.getcwd())
     dataset = None
