@@ -61,9 +61,10 @@ std::optional<std::string> clock_mismatch_note(double device_cpu_hz, double host
   constexpr double tolerance = 0.02;
   if (host_cpu_hz <= 0 || device_cpu_hz <= 0 || std::abs(host_cpu_hz / device_cpu_hz - 1) <= tolerance) return std::nullopt;
   return fmt::format("the device file's cpu.freq_hz ({:.4g} GHz) is not this host's clock ({:.4g} GHz, {}; {:+.1f} %): "
-                     "costs edgetwin-calibrate measures on this host record its clock and are scaled by {:.3f} in every "
-                     "prediction (an import takes the device's clock and is not); predict this host with a device file "
-                     "of its own (edgetwin-calibrate --write-device)",
+                     "the session's calibrations record the device's clock, so this host's seconds stand for the "
+                     "device's; a profile edgetwin-calibrate run measured here records the host's clock, would be scaled "
+                     "by {:.3f} in every prediction and is refused; predict this host with a device file of its own "
+                     "(edgetwin-calibrate run --write-device)",
                      device_cpu_hz / 1e9, host_cpu_hz / 1e9, host_source, 100 * (host_cpu_hz / device_cpu_hz - 1),
                      host_cpu_hz / device_cpu_hz);
 }

@@ -69,11 +69,12 @@ double measured_os_base_bytes(std::uint64_t mem_total_bytes, std::uint64_t mem_a
 Prediction predict(const PreparedRun& prepared);
 
 // A note when the device file's CPU clock and this host's differ by more than 2 %: the model
-// scales every CPU cost by reference clock / device clock, and edgetwin-calibrate's rounds
-// record the host's clock as their reference, so such a session predicts a machine other than
-// the one it measures (2026-12-02: the shipped host-x86-2core says 2.096 GHz, this VM's
-// /proc/cpuinfo 2.246 GHz, every LibTorch prediction 7 % slow). None when they agree or the
-// host's clock is unknown.
+// scales every CPU cost by reference clock / device clock. Until 2026-12-06 edgetwin-calibrate's
+// rounds recorded the host's clock as their reference, so such a session predicted a machine
+// other than the one it measured (2026-12-02: the shipped host-x86-2core says 2.096 GHz, this
+// VM's /proc/cpuinfo 2.246 GHz, every LibTorch prediction 7 % slow); the rounds now record the
+// device file's clock, as the PyTorch runner's import does, and a profile at the host's clock is
+// refused (sim/config/profile_loader.hpp). None when they agree or the host's clock is unknown.
 std::optional<std::string> clock_mismatch_note(double device_cpu_hz, double host_cpu_hz, const std::string& host_source);
 
 }  // namespace edgetwin::validate

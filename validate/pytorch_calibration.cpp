@@ -122,6 +122,13 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
   }
   options.derivation.sequential = true;
   options.derivation.device = plan.device_name;
+  if (plan.device_cpu_freq_hz > 0) {  // the device's clocks: this host is the device the session predicts
+    options.derivation.reference_cpu_freq_hz = plan.device_cpu_freq_hz;
+    options.derivation.reference_gpu_freq_hz = plan.device_gpu_freq_hz;
+  }
+  // The session watches its host itself (validate/host_speed_monitor.hpp) and reports the runs
+  // it measured again; what the import's checks find goes into the profile's notes.
+  options.accept_disturbed = true;
   options.command = fmt::format("{} (round {})", plan.command, round + 1);
   calibrate::ProfileDocument doc = calibrate::import_profile(options, plan.workload);
   calibrate::CalibrationPlan full = calibrate::make_plan(false, plan.workload.loader.batch_size);

@@ -47,6 +47,8 @@ struct PytorchCalibrationPlan {
   std::int64_t compute_batches = 20;
   std::int64_t handoff_batches = 100;
   std::string device_name;            // the profile's device (the one the session predicts)
+  double device_cpu_freq_hz = 0;      // its clocks, the profile's reference (0: the workload's)
+  double device_gpu_freq_hz = 0;      // 0: no GPU
   std::string storage_name;           // the medium the session's dataset is on, as that device names it
   std::string command;
   std::filesystem::path dir;

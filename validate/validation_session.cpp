@@ -231,6 +231,8 @@ std::unique_ptr<InterleavedCalibration> pytorch_calibration(const ValidateOption
   plan.prefetch_factors = grid_prefetch_factors(in.grid);
   const PreparedRun prepared = prepare_run(in.request);
   plan.device_name = prepared.device.name;
+  plan.device_cpu_freq_hz = prepared.device.cpu.freq_hz;
+  plan.device_gpu_freq_hz = prepared.device.gpu ? prepared.device.gpu->freq_hz : 0.0;
   plan.storage_name = storage_of(prepared.run, prepared.device);
   plan.command = "edgetwin-validate --runner pytorch --calibrate-each-round";
   plan.dir = o.out / "calibration";
@@ -245,6 +247,9 @@ std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOp
   calibrate::CalibrationSetup setup;
   const PreparedRun prepared = prepare_run(in.request);
   setup.device_name = prepared.device.name;
+  // The device's clock, not the host's: this host is the device the session predicts, and a
+  // profile at a clock the device file does not have is refused (sim/config/profile_loader.hpp).
+  setup.reference_cpu_freq_hz = prepared.device.cpu.freq_hz;
   setup.storage_name = storage_of(prepared.run, prepared.device);
   setup.target = in.target;
   setup.dataset_dir = in.dataset_dir;

@@ -43,6 +43,9 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
   c->add_flag("--measure-placement", o.measure_placement,
               "also measure the core time the kernel leaves idle (costs.placement_idle) with worker processes at the "
               "imported times, on this machine: run it on the device the traces came from");
+  c->add_flag("--accept-disturbed", o.accept_disturbed,
+              "import runs that other processes disturbed (docs/import.md, *A disturbed run*) with a warning and a note "
+              "in the profile, instead of refusing them");
   return c;
 }
 
@@ -64,11 +67,13 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   options.derivation.reference_cpu_freq_hz = o.reference_cpu_freq_hz;
   options.derivation.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
   options.command = o.command;
+  options.accept_disturbed = o.accept_disturbed;
   if (o.study_prefix.has_value() == !o.traces.empty()) {
     throw ConfigError({Diagnostic{"", 0, 0, "--trace / --study-prefix",
                                   "give trace CSV files or a study log prefix, not both or neither"}});
   }
   ProfileDocument doc = import_profile(options, workload);
+  for (const auto& warning : doc.warnings) std::cerr << "edgetwin-calibrate import: warning: " << warning << '\n';
   if (o.measure_placement) {
     const int batch_size = o.batch_size > 0 ? o.batch_size : workload.loader.batch_size;
     const CalibrationPlan full = make_plan(false, batch_size);  // the probe as `run` runs it

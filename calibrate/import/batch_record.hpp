@@ -31,6 +31,9 @@ struct BatchRecord {
   double cpu_s = std::nan("");  // the trainer's and its workers' processes' CPU since the previous row
   double step_cpu_s = std::nan("");  // the trainer thread's CPU time in the step; NaN: not logged
   int cores = 0;  // the CPUs the trainer's process could run on (its affinity); 0: not logged
+  // CPU time other processes of the machine took since the previous row (may be < 0 on a row:
+  // the idle counter's ticks); NaN: not logged
+  double other_cpu_s = std::nan("");
   // From a log with a busy_cores column: a step timed on its own (edgetwin_trace's
   // measure_step_scaling), no loader around it, so it says nothing of fetch or handoff.
   bool step_only = false;

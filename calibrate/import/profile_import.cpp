@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "calibrate/import/contention_derivation.hpp"
+#include "calibrate/import/disturbance_check.hpp"
 #include "calibrate/import/study_log_reader.hpp"
 #include "calibrate/import/trace_csv_reader.hpp"
 
@@ -40,15 +41,51 @@ Logs read_logs(const ImportOptions& options, const WorkloadSpec& workload) {
 }
 
 // Traces read for one rule alone: their rows pooled, each file named with what it was for.
+// Only whether other processes ran beside them is checked (disturbance_check.hpp).
 std::vector<BatchRecord> read_for_one_rule(const std::vector<std::filesystem::path>& csvs, const char* what,
-                                           std::vector<std::string>& files) {
+                                           std::vector<std::string>& files, std::vector<Disturbance>& disturbed) {
   std::vector<BatchRecord> rows;
+  std::vector<std::string> names;
   for (const auto& file : csvs) {
-    const auto batches = read_trace_csv(file);
+    auto batches = read_trace_csv(file);
+    for (auto& b : batches) b.file = static_cast<int>(names.size());
     rows.insert(rows.end(), batches.begin(), batches.end());
+    names.push_back(file.string());
     files.push_back(file.string() + what);
   }
+  const auto found = find_disturbances(rows, names, 0, false, true);
+  disturbed.insert(disturbed.end(), found.begin(), found.end());
   return rows;
+}
+
+// Traces whose every row is in an epoch --skip-epochs leaves out: the one-epoch workers=1 traces
+// of docs/import.md's table were dropped this way without a word (issue 43).
+std::vector<std::string> dropped_whole(const std::vector<BatchRecord>& rows, const std::vector<std::string>& files,
+                                       int skip_epochs) {
+  std::vector<bool> kept(files.size(), false);
+  for (const auto& b : rows)
+    if (b.epoch >= skip_epochs && b.file >= 0 && static_cast<std::size_t>(b.file) < files.size()) kept[b.file] = true;
+  std::vector<std::string> out;
+  for (std::size_t f = 0; f < files.size(); ++f)
+    if (!kept[f])
+      out.push_back(fmt::format("--skip-epochs {} leaves out {} whole (every row of it is in an epoch < {}): nothing "
+                                "of it is imported; record it for {} epochs, or import it without --skip-epochs",
+                                skip_epochs, files[f], skip_epochs, skip_epochs + 1));
+  return out;
+}
+
+// The disturbed runs: refused (ConfigError), or with accept_disturbed, warnings and notes.
+void check_disturbances(const std::vector<Disturbance>& found, bool accept, std::vector<std::string>& warnings) {
+  if (found.empty()) return;
+  if (!accept) {
+    std::vector<Diagnostic> problems;
+    for (const auto& d : found)
+      problems.push_back({d.file, 0, 0, d.column,
+                          d.message + ": the run was disturbed; measure it again on a quiet machine (or import it "
+                                      "anyway with --accept-disturbed)"});
+    throw ConfigError(std::move(problems));
+  }
+  for (const auto& d : found) warnings.push_back(fmt::format("disturbed run accepted: {}: {}: {}", d.file, d.column, d.message));
 }
 
 // "measured" only when nothing in the CostSpec is someone else's guess.
@@ -75,14 +112,21 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   }
   const Logs logs = read_logs(options, workload);
   const std::string source = fmt::format("{}", fmt::join(logs.files, ", "));
+  const int skip = options.derivation.skip_epochs;
+  std::vector<std::string> warnings =
+      skip > 0 && !options.study_prefix ? dropped_whole(logs.batches, logs.files, skip) : std::vector<std::string>{};
+  const double gpu_hz = options.derivation.reference_gpu_freq_hz.value_or(workload.costs.reference_gpu_freq_hz);
+  std::vector<Disturbance> disturbed = find_disturbances(logs.batches, logs.files, skip, gpu_hz == 0);
   DerivedCosts derived = derive_costs(logs.batches, logs.epochs, workload, options.derivation, source);
   std::vector<std::string> files = logs.files;
   if (!options.cold_then_warm_csvs.empty()) {
-    derive_miss_costs(read_for_one_rule(options.cold_then_warm_csvs, " (cold, then warm)", files),
+    derive_miss_costs(read_for_one_rule(options.cold_then_warm_csvs, " (cold, then warm)", files, disturbed),
                       workload.dataset.sample_bytes, options.storage_name, source, derived);
   }
   if (!options.share_csvs.empty())
-    derive_step_share(read_for_one_rule(options.share_csvs, " (the step's share)", files), source, derived);
+    derive_step_share(read_for_one_rule(options.share_csvs, " (the step's share)", files, disturbed), source, derived);
+  check_disturbances(disturbed, options.accept_disturbed, warnings);
+  derived.notes.insert(derived.notes.end(), warnings.begin(), warnings.end());
   ProfileDocument doc;
   doc.profile.device = derived.costs.device;
   doc.profile.workload = workload.name;
@@ -91,6 +135,7 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   doc.profile.costs = derived.costs;
   doc.profile.costs.provenance = costs_provenance(derived, workload, files, doc.profile.created);
   doc.measurements = std::move(derived.measurements);
+  doc.warnings = std::move(warnings);
   return doc;
 }
 

@@ -2,7 +2,11 @@
 // writer saves, with provenance saying which fields came from the logs and which were kept.
 //
 // Contract: exactly one of study_prefix / trace_csvs is given (std::invalid_argument
-// otherwise); read and derivation errors are ConfigError.
+// otherwise); read and derivation errors are ConfigError. A disturbed run
+// (disturbance_check.hpp) is a ConfigError naming the trace and what was off, unless
+// accept_disturbed, when it is a warning of the document and a note of its provenance; a trace
+// that skip_epochs leaves out whole is a warning and a note (its rules then keep the workload's
+// values).
 #pragma once
 
 #include <filesystem>
@@ -28,6 +32,9 @@ struct ImportOptions {
   std::vector<std::filesystem::path> share_csvs;
   int batch_size = 0;                                 // study logs: 0 = the workload's loader batch size
   DerivationOptions derivation;
+  // Import runs that find_disturbances flags (calibrate/import/disturbance_check.hpp) with a
+  // warning and a note, instead of refusing them.
+  bool accept_disturbed = false;
   std::string command;                                // the command line, for [profile]
 };
 

@@ -67,6 +67,16 @@ void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector
   if (t.column("cpu_s") && !t.text(r, "cpu_s").empty()) b.cpu_s = t.seconds(r, "cpu_s", 1.0, "s/batch", problems);
   if (t.column("step_cpu_s") && !t.text(r, "step_cpu_s").empty())
     b.step_cpu_s = t.seconds(r, "step_cpu_s", 1.0, "s/batch", problems);
+  if (t.column("other_cpu_s") && !t.text(r, "other_cpu_s").empty()) {  // signed: a row's ticks may go below 0
+    const std::size_t before = problems.size();
+    const double other_s = t.number(r, "other_cpu_s", problems);
+    const double largest = physical_range("s/batch").largest;
+    if (problems.size() == before && std::fabs(other_s) > largest)
+      problems.push_back(t.diagnostic(r, "other_cpu_s", fmt::format("expected a number from -{0:g} to {0:g} (s), got {1}",
+                                                                    largest, t.text(r, "other_cpu_s"))));
+    else if (problems.size() == before)
+      b.other_cpu_s = other_s;
+  }
 }
 
 BatchRecord read_row(const CsvTable& t, std::size_t r, bool has_io, std::vector<Diagnostic>& problems) {

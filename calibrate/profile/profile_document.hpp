@@ -23,6 +23,9 @@ struct ProfileDocument {
   ProfileSpec profile;             // costs.provenance and footprint->provenance are written too
   ProfileProvenance provenance;
   std::vector<Measurement> measurements;
+  // What the command that made it must tell its user (stderr), not written to the file: an
+  // import's traces that --skip-epochs left out whole, disturbed runs it was told to accept.
+  std::vector<std::string> warnings;
 };
 
 // Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".

@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s", "cores"]
+          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s", "cores", "other_cpu_s"]
 
 
 def read_trace(path):
@@ -239,6 +239,26 @@ def test_cores_is_the_cpus_the_process_may_use_when_the_epoch_starts(tmp_path):
     assert [r["cores"] for r in rows] == ["1", "1"]
     _, rows = run_epochs(tmp_path / "u.csv", loader)
     assert {r["cores"] for r in rows} == {str(len(before))}
+
+
+def test_other_cpu_s_is_the_machines_busy_time_less_the_runs(tmp_path):
+    # The machine's busy CPU time over the rows (CPUs x wall, less /proc/uptime's idle), less the
+    # rows' own cpu_s, is what the rows' other_cpu_s sum to, within the idle counter's ticks.
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+
+    def idle():
+        with open("/proc/uptime") as f:
+            return float(f.read().split()[1])
+    burn = lambda _: WorkingDataset(1, 0, 0.01)[0]
+    idle_before, start = idle(), time.perf_counter()
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(WorkingDataset(120, 0.001, 0.002), batch_size=4), body=burn)
+    wall, idle_after = time.perf_counter() - start, idle()
+    other = sum(float(r["other_cpu_s"]) for r in rows)
+    own = sum(float(r["cpu_s"]) for r in rows)
+    busy = wall * cpus - (idle_after - idle_before)
+    # The rows cover all but the trace's opening and closing: they can only miss busy time.
+    assert other + own <= busy + 0.05
+    assert other + own >= busy - 0.05 - 0.2 * wall * cpus
 
 
 def test_cpu_s_adds_up_to_the_trainers_process_cpu_without_workers(tmp_path):

@@ -71,7 +71,13 @@ std::string csv_of(const std::vector<Pair>& pairs) {
 
 nlohmann::json json_of(const SweepOptions& o, const std::vector<Pair>& pairs) {
   nlohmann::json sweeps = nlohmann::json::array();
-  for (const auto& p : pairs) sweeps.push_back(json_doc(p.options, p.inputs, p.results, p.front));
+  const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
+  for (const auto& p : pairs) {
+    const bool needs_power = constraints.max_power_w || constraints.energy_budget_j;
+    const bool judged = constraints.any() && !p.tradeoff.empty() && (!needs_power || p.inputs.device.power);
+    const auto choice = judged ? best_under(p.tradeoff, constraints) : std::nullopt;
+    sweeps.push_back(json_doc(p.options, p.inputs, p.results, p.front, recommendation_json(p.results, p.valid, choice)));
+  }
   return {{"window_batches", o.settings.window_batches}, {"epochs", o.base.epochs}, {"sweeps", sweeps}};
 }
 

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -32,11 +34,15 @@ void on_termination_signal(int signal) {
 }
 
 // SIGINT and SIGTERM kill the children while a pool runs; what was installed before comes back
-// afterwards. Pools may nest (a result handler running another pool): the outermost installs.
+// afterwards. Pools may nest (a result handler running another pool) or run side by side in
+// threads (the Python bindings, python/edgetwin/): the first to start installs, the last to end
+// restores, under a spin lock (held for two sigaction calls at most). A forked child forgets the
+// parent's count and lock (forget()), which another thread may have held at the fork.
 // Under ExitOnTermination (every program's main) its handlers do the killing and the exit.
 class TerminationHandlers {
  public:
   TerminationHandlers() {
+    const Lock lock;
     if (depth_++ > 0 || ExitOnTermination::active()) return;
     installed_ = true;
     g_signal = 0;
@@ -47,6 +53,7 @@ class TerminationHandlers {
     ::sigaction(SIGTERM, &action, &old_term_);
   }
   ~TerminationHandlers() {
+    const Lock lock;
     if (--depth_ > 0 || !installed_) return;
     installed_ = false;
     ::sigaction(SIGINT, &old_int_, nullptr);
@@ -55,7 +62,24 @@ class TerminationHandlers {
   TerminationHandlers(const TerminationHandlers&) = delete;
   TerminationHandlers& operator=(const TerminationHandlers&) = delete;
 
+  static void forget() {
+    depth_ = 0;
+    installed_ = false;
+    locked_.clear();
+  }
+
  private:
+  class Lock {
+   public:
+    Lock() {
+      while (locked_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+    }
+    ~Lock() { locked_.clear(std::memory_order_release); }
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+  };
+
+  static inline std::atomic_flag locked_ = ATOMIC_FLAG_INIT;
   static inline int depth_ = 0;
   static inline bool installed_ = false;
   static inline struct sigaction old_int_ {};
@@ -98,6 +122,7 @@ void write_all(int fd, std::string_view data) {
 // parent's handlers, which kill the parent's children, are not the child's.
 void become_child(pid_t parent, const sigset_t& parent_mask) {
   forget_parent_termination_state();
+  TerminationHandlers::forget();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) _exit(3);  // the parent died before prctl took effect
   ::sigprocmask(SIG_SETMASK, &parent_mask, nullptr);

@@ -17,7 +17,9 @@
 //   - if on_result throws, the other children are killed and reaped before it propagates;
 //   - no temporary files: nothing is left on disk whatever happens.
 // Children leave through _exit, so they run no destructors the parent still owns (LibTorch,
-// open files). Fork before starting threads: a child gets only the calling one.
+// open files). Fork before starting threads: a child gets only the calling one. Pools may run
+// in several threads at once (the Python bindings): each waits for its own children only, and
+// a child dies when the thread that forked it ends (PR_SET_PDEATHSIG follows the thread).
 #pragma once
 
 #include <cstddef>

@@ -91,21 +91,29 @@ void write_plan_outputs(const PlanRoundOptions& o, const PlanReport& report) {
 
 }  // namespace
 
+bool plan_round_report(const PlanRoundOptions& o, const ChunkSettings& chunks,
+                       const std::function<void(const PlanReport&)>& use) {
+  const FleetInstance fleet = instantiate_fleet(load_with_overrides(o));
+  const CandidateTable table(fleet, chunks);
+  PlannerSettings settings;
+  settings.frontier_points = o.frontier_points;
+  settings.chunks = chunks;
+  settings.single_engine = o.single_engine;
+  const PlanResult plan = plan_rounds(fleet, table, objective_named(o.objective), settings);
+  const PlanReport report = build_plan_report(fleet, table, plan);
+  use(report);
+  return everyone_fits(report);
+}
+
 int run_plan_round(const PlanRoundOptions& o) {
   ScaleOut scale_out("plan-round", o.scale_out, plan_round_output_options());
   return scale_out.run_scaled([&] {
-    const FleetInstance fleet = instantiate_fleet(load_with_overrides(o));
     ChunkSettings chunks = o.chunks;
     chunks.distribution = scale_out.distribution();
-    const CandidateTable table(fleet, chunks);
-    PlannerSettings settings;
-    settings.frontier_points = o.frontier_points;
-    settings.chunks = chunks;
-    settings.single_engine = o.single_engine;
-    const PlanResult plan = plan_rounds(fleet, table, objective_named(o.objective), settings);
-    const PlanReport report = build_plan_report(fleet, table, plan);
-    if (scale_out.writes_outputs()) write_plan_outputs(o, report);
-    return everyone_fits(report) ? 0 : 2;
+    const bool fits = plan_round_report(o, chunks, [&](const PlanReport& report) {
+      if (scale_out.writes_outputs()) write_plan_outputs(o, report);
+    });
+    return fits ? 0 : 2;
   });
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -42,5 +43,12 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& options);
 int run_plan_round(const PlanRoundOptions& options);
 // Its options that only say where results go (sim/app/scale_out.hpp).
 std::vector<OutputOption> plan_round_output_options();
+
+struct PlanReport;
+// Loads, plans and verifies the rounds as run_plan_round does, hands the report to `use`
+// (which writes it; the report lives only during the call), and returns whether every device
+// fits (meets the deadline within its budgets). The Python bindings' plan_round.
+bool plan_round_report(const PlanRoundOptions& options, const ChunkSettings& chunks,
+                       const std::function<void(const PlanReport&)>& use);
 
 }  // namespace edgetwin

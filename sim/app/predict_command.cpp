@@ -33,9 +33,9 @@ ReportFormat report_format(const PredictOptions& o) {
 
 }  // namespace
 
-int run_predict(const PredictOptions& o) {
-  throw_if_any(output_targets_problems({{"--trace", o.trace}}));
-  const PreparedRun prepared = prepare_run(o.request);
+RunReport predict_report(const RunRequest& request, const std::string& trace_path) {
+  throw_if_any(output_targets_problems({{"--trace", trace_path}}));
+  const PreparedRun prepared = prepare_run(request);
   const DeviceSpec& device = prepared.device;
   const WorkloadSpec& workload = prepared.workload;
   const RunConfig& run = prepared.run;
@@ -44,14 +44,14 @@ int run_predict(const PredictOptions& o) {
   EpochRecorder recorder;
   simulation.add_observer(recorder);
   std::unique_ptr<TraceWriter> trace;
-  if (!o.trace.empty()) {
-    trace = std::make_unique<TraceWriter>(o.trace);
+  if (!trace_path.empty()) {
+    trace = std::make_unique<TraceWriter>(trace_path);
     simulation.add_observer(*trace);
   }
   simulation.run();
   if (trace) trace->commit();
 
-  RunReport report{device.name,
+  return RunReport{device.name,
                    workload.name,
                    simulation.storage().name,
                    run,
@@ -60,7 +60,10 @@ int run_predict(const PredictOptions& o) {
                    simulation.page_cache_capacity_bytes(),
                    estimated_inputs(device, workload, simulation.storage()),
                    recorder.epochs()};
-  write_report(std::cout, report, report_format(o));
+}
+
+int run_predict(const PredictOptions& o) {
+  write_report(std::cout, predict_report(o.request, o.trace), report_format(o));
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/app/run_setup.hpp"
+#include "sim/report/report_writer.hpp"
 
 namespace CLI {
 class App;
@@ -23,5 +24,8 @@ struct PredictOptions {
 
 void add_predict_command(CLI::App& app, PredictOptions& options);
 int run_predict(const PredictOptions& options);
+// The simulation and its report, without writing it: what run_predict prints and what the
+// Python bindings return (python/edgetwin/). `trace`, when not empty, is the --trace file.
+RunReport predict_report(const RunRequest& request, const std::string& trace = "");
 
 }  // namespace edgetwin

@@ -107,7 +107,28 @@ void print_summary(const LoadedInputs& in, const std::vector<SweepResult>& resul
 }
 
 int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
-  const LoadedInputs in = load_inputs(o.base);
+  const std::optional<SweepOutcome> outcome = sweep_outcome(o, scale_out);
+  if (!outcome) return 0;  // an MPI rank but 0: the results are there
+  const auto& results = outcome->results;
+  if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, outcome->front_of_result));
+  if (!o.json.empty()) write_output_file(o.json, sweep_json(o, *outcome).dump(1) + "\n");
+  if (!o.plot.empty()) draw_plot(o.plot, results, outcome->front_of_result);
+  print_summary(outcome->inputs, results, outcome->valid, outcome->front_of_result);
+
+  const auto& choice = outcome->choice;
+  if (!choice) return 0;
+  const auto& best = results[outcome->valid[choice->index]];
+  fmt::print("\n{}: {}\n", choice->feasible ? "best under the constraints" : "no configuration meets the constraints; closest",
+             label(best.point));
+  for (const auto& m : choice->margins) fmt::print("  {}\n", m);
+  return choice->feasible ? 0 : 2;
+}
+
+}  // namespace
+
+std::optional<SweepOutcome> sweep_outcome(const SweepOptions& o, ScaleOut& scale_out) {
+  SweepOutcome out{load_inputs(o.base), {}, {}, {}, {}, {}};
+  const LoadedInputs& in = out.inputs;
   const std::vector<SweepPoint> points = plan_sweep(o, in);
   if (points.empty()) throw ConfigError({{"", 0, 0, "--modes", "the sweep is empty: no configuration to run"}});
   const bool energy_asked = o.max_power_w || o.energy_budget_j;
@@ -119,34 +140,24 @@ int run_sweep_points(const SweepOptions& o, ScaleOut& scale_out) {
   SweepSettings settings = o.settings;
   settings.progress = !o.quiet && scale_out.writes_outputs();
   settings.chunks.distribution = scale_out.distribution();
-  const auto results = run_sweep(in, o.base, points, settings);
-  if (!scale_out.writes_outputs()) return 0;  // an MPI rank but 0: the results are there
-  std::vector<std::size_t> valid;
-  const auto tradeoff = tradeoffs(results, valid);
-  if (valid.empty()) {
+  out.results = run_sweep(in, o.base, points, settings);
+  if (!scale_out.writes_outputs()) return std::nullopt;
+  out.tradeoff = tradeoffs(out.results, out.valid);
+  if (out.valid.empty()) {
     throw ConfigError({{"", 0, 0, "--modes",
-                        fmt::format("none of the {} configurations can run; the first says: {}", results.size(),
-                                    results.front().error)}});
+                        fmt::format("none of the {} configurations can run; the first says: {}", out.results.size(),
+                                    out.results.front().error)}});
   }
-  const std::vector<bool> front_of_result = front_of_results(results.size(), valid, tradeoff);
-
+  out.front_of_result = front_of_results(out.results.size(), out.valid, out.tradeoff);
   const Constraints constraints{o.max_power_w, o.max_epoch_time_s, o.energy_budget_j};
-  const auto choice = constraints.any() ? best_under(tradeoff, constraints) : std::nullopt;
-
-  if (!o.csv.empty()) write_output_file(o.csv, csv_text(results, front_of_result));
-  if (!o.json.empty()) write_output_file(o.json, json_doc(o, in, results, front_of_result).dump(1) + "\n");
-  if (!o.plot.empty()) draw_plot(o.plot, results, front_of_result);
-  print_summary(in, results, valid, front_of_result);
-
-  if (!choice) return 0;
-  const auto& best = results[valid[choice->index]];
-  fmt::print("\n{}: {}\n", choice->feasible ? "best under the constraints" : "no configuration meets the constraints; closest",
-             label(best.point));
-  for (const auto& m : choice->margins) fmt::print("  {}\n", m);
-  return choice->feasible ? 0 : 2;
+  if (constraints.any()) out.choice = best_under(out.tradeoff, constraints);
+  return out;
 }
 
-}  // namespace
+nlohmann::json sweep_json(const SweepOptions& o, const SweepOutcome& outcome) {
+  return json_doc(o, outcome.inputs, outcome.results, outcome.front_of_result,
+                  recommendation_json(outcome.results, outcome.valid, outcome.choice));
+}
 
 int run_sweep_command(const SweepOptions& o) {
   ScaleOut scale_out("sweep", o.scale_out, sweep_output_options());

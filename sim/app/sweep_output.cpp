@@ -63,8 +63,16 @@ std::string csv_text(const std::vector<SweepResult>& results, const std::vector<
   return out;
 }
 
+nlohmann::json recommendation_json(const std::vector<SweepResult>& results, const std::vector<std::size_t>& valid,
+                                   const std::optional<Choice>& choice) {
+  if (!choice) return nullptr;
+  const std::size_t index = valid[choice->index];
+  return {{"index", index}, {"feasible", choice->feasible}, {"label", label(results[index].point)},
+          {"margins", choice->margins}};
+}
+
 nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std::vector<SweepResult>& results,
-                        const std::vector<bool>& front_of_result) {
+                        const std::vector<bool>& front_of_result, const nlohmann::json& recommendation) {
   nlohmann::json points = nlohmann::json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
@@ -86,7 +94,8 @@ nlohmann::json json_doc(const SweepOptions& o, const LoadedInputs& in, const std
           {"estimated", in.workload.costs.provenance.is_estimate()},
           {"window_batches", o.settings.window_batches},
           {"epochs", o.base.epochs},
-          {"points", points}};
+          {"points", points},
+          {"recommendation", recommendation}};
 }
 
 }  // namespace edgetwin

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,12 @@ std::string label(const SweepPoint& point);
 // One row per result; header_prefix and row_prefix go before the columns (columns of inputs).
 std::string csv_text(const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result,
                      const std::string& header_prefix = "", const std::string& row_prefix = "");
+// The choice under the constraints (null without constraints): its index into results, whether
+// it meets them, its label and margins.
+nlohmann::json recommendation_json(const std::vector<SweepResult>& results, const std::vector<std::size_t>& valid,
+                                   const std::optional<Choice>& choice);
 nlohmann::json json_doc(const SweepOptions& options, const LoadedInputs& inputs,
-                        const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result);
+                        const std::vector<SweepResult>& results, const std::vector<bool>& front_of_result,
+                        const nlohmann::json& recommendation);
 
 }  // namespace edgetwin

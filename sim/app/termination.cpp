@@ -12,8 +12,10 @@
 namespace edgetwin {
 namespace {
 
-// Plain arrays of volatile values: all a signal handler may read.
-volatile pid_t g_children[kMaxRegisteredChildren] = {};
+// Lock-free atomics: all a signal handler may read, and safe for pools run from several threads
+// at once (the Python bindings', python/edgetwin/): a slot is taken by compare-and-swap.
+std::atomic<pid_t> g_children[kMaxRegisteredChildren] = {};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
 
 // A command writes a handful of outputs at once (a sweep's CSV, JSON and figure).
 constexpr std::size_t kMaxTemporaries = 32;
@@ -42,22 +44,23 @@ struct sigaction g_previous[kSignals.size()];
 }  // namespace
 
 void register_child(pid_t pid) {
-  for (auto& slot : g_children)
-    if (slot == 0) {
-      slot = pid;
-      return;
-    }
+  for (auto& slot : g_children) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, pid)) return;
+  }
   throw std::runtime_error("more than 1024 child processes at once");
 }
 
 void unregister_child(pid_t pid) {
-  for (auto& slot : g_children)
-    if (slot == pid) slot = 0;
+  for (auto& slot : g_children) {
+    pid_t expected = pid;
+    slot.compare_exchange_strong(expected, 0);
+  }
 }
 
 void kill_registered_children() {
-  for (auto& pid : g_children)
-    if (pid > 0) ::kill(pid, SIGKILL);
+  for (auto& slot : g_children)
+    if (const pid_t pid = slot.load(); pid > 0) ::kill(pid, SIGKILL);
 }
 
 int register_temporary(const std::filesystem::path& file) {
@@ -79,7 +82,7 @@ void unregister_temporary(int slot) {
 }
 
 void forget_parent_termination_state() {
-  for (auto& pid : g_children) pid = 0;
+  for (auto& slot : g_children) slot = 0;
   for (auto& slot : g_temporaries) slot.used = 0;
   for (const int signal : kSignals) ::signal(signal, SIG_DFL);
   g_active = false;

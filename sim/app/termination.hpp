@@ -5,7 +5,8 @@
 //   - register_child / register_temporary record what exists; the signal handlers read these
 //     records, so both are fixed arrays the handlers may touch (async-signal-safe). A full
 //     table throws std::runtime_error (more children than any pool runs, more temporary files
-//     than any command writes at once).
+//     than any command writes at once). register_child and unregister_child may run in
+//     several threads at once (the Python bindings' calls, python/native/isolated_call.hpp).
 //   - ExitOnTermination, held from the start of a command to the end of the process by every
 //     program's main (sim/app/command_line.hpp), installs handlers that SIGKILL every registered child,
 //     remove every registered temporary file, and _exit(128 + signal) (130 for SIGINT, 143 for

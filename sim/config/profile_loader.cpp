@@ -1,6 +1,8 @@
 #include "sim/config/profile_loader.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -93,6 +95,51 @@ ProfileSpec load_profile(const std::filesystem::path& file) {
   return profile;
 }
 
+namespace {
+
+// A measured clock and a device's step agree to this: cpufreq reports steps in kHz, a profile
+// rounds nothing.
+constexpr double kClockTolerance = 0.005;
+
+bool is_clock_of(double hz, double max_hz, const std::vector<double>& steps) {
+  const auto near = [hz](double step) { return std::abs(hz - step) <= kClockTolerance * step; };
+  return near(max_hz) || std::any_of(steps.begin(), steps.end(), near);
+}
+
+std::string steps_text(double max_hz, const std::vector<double>& steps) {
+  if (steps.empty()) return fmt::format("{:.1f} MHz", max_hz / 1e6);
+  return fmt::format("{:.1f} to {:.1f} MHz in {} steps", steps.front() / 1e6, steps.back() / 1e6, steps.size());
+}
+
+// The profile's seconds were taken at its reference clocks; the simulator turns them into cycles
+// and runs them at the device's clock (docs/model.md). A reference the device does not have
+// says the profile was measured on another CPU or GPU than the device file describes: the
+// predictions would be off by the clocks' ratio without a word (issue 43: a true clock of 2596
+// MHz written into a profile for host-x86-2core's 2096 MHz made every prediction 1.24x long).
+void check_reference_clocks(const ProfileSpec& profile, const DeviceSpec& device, std::vector<Diagnostic>& problems) {
+  const CostSpec& c = profile.costs;
+  if (!is_clock_of(c.reference_cpu_freq_hz, device.cpu.freq_hz, device.cpu.available_freqs_hz)) {
+    problems.push_back(profile.source.at(
+        "costs.reference_cpu_freq_hz",
+        fmt::format("the profile was measured at {:.1f} MHz, a CPU clock device \"{}\" does not have ({}): its "
+                    "predictions would be {:.2f}x off. Predict on a device file of the machine it was measured on "
+                    "(edgetwin-calibrate --write-device), or import it at the device's clock "
+                    "(--reference-cpu-freq-hz) if the machine is that device",
+                    c.reference_cpu_freq_hz / 1e6, device.name, steps_text(device.cpu.freq_hz, device.cpu.available_freqs_hz),
+                    c.reference_cpu_freq_hz / device.cpu.freq_hz)));
+  }
+  if (c.reference_gpu_freq_hz > 0 && device.gpu &&
+      !is_clock_of(c.reference_gpu_freq_hz, device.gpu->freq_hz, device.gpu->available_freqs_hz)) {
+    problems.push_back(profile.source.at(
+        "costs.reference_gpu_freq_hz",
+        fmt::format("the profile was measured at {:.1f} MHz, a GPU clock device \"{}\" does not have ({})",
+                    c.reference_gpu_freq_hz / 1e6, device.name,
+                    steps_text(device.gpu->freq_hz, device.gpu->available_freqs_hz))));
+  }
+}
+
+}  // namespace
+
 WorkloadSpec apply_profile(WorkloadSpec workload, const ProfileSpec& profile, const DeviceSpec& device) {
   std::vector<Diagnostic> problems;
   if (profile.device != device.name) {
@@ -105,6 +152,7 @@ WorkloadSpec apply_profile(WorkloadSpec workload, const ProfileSpec& profile, co
         "profile.workload",
         fmt::format(R"(expected workload "{}" (the workload of this run), got "{}")", workload.name, profile.workload)));
   }
+  if (problems.empty()) check_reference_clocks(profile, device, problems);
   if (!problems.empty()) throw ConfigError(std::move(problems));
   workload.costs = profile.costs;
   workload.source = workload.source.overlaid("costs", profile.source);

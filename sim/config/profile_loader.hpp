@@ -17,7 +17,10 @@ ProfileSpec load_profile(const std::filesystem::path& file);
 
 // The workload with the profile's costs, and its footprint when the profile has one. Throws
 // ConfigError naming both sides when profile.device != device.name or
-// profile.workload != workload.name.
+// profile.workload != workload.name, and at the profile's costs.reference_*_freq_hz when a
+// reference clock is none of the device's (its maximum or a step, within 0.5 %). At another
+// of the device's clocks (a power mode, --cpu-freq) the profile's seconds are scaled by
+// reference / clock, as any cost's (docs/model.md).
 WorkloadSpec apply_profile(WorkloadSpec workload, const ProfileSpec& profile, const DeviceSpec& device);
 
 }  // namespace edgetwin

@@ -33,7 +33,8 @@ edgetwin_add_test(calibrate_import_test
     ${EDGETWIN_IO_TEST_DIR}/import_study_test.cpp
     ${EDGETWIN_IO_TEST_DIR}/import_bounds_test.cpp
     ${EDGETWIN_IO_TEST_DIR}/import_contention_test.cpp
-  LIBS edgetwin_import edgetwin_profile_writer edgetwin_config)
+    ${EDGETWIN_IO_TEST_DIR}/import_disturbance_test.cpp
+  LIBS edgetwin_import edgetwin_profile_writer edgetwin_config GTest::gmock)
 
 # What an import writes, held to what predict takes (links the simulator's app library).
 edgetwin_add_test(calibrate_import_check_test

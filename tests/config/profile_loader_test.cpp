@@ -64,9 +64,11 @@ class ProfileLoader : public ::testing::Test {
   }
   std::string at(const std::string& rest) const { return file_.string() + ":" + rest; }
 
+  // At the clock kProfile was measured at.
   static DeviceSpec device_named(const std::string& name) {
     DeviceSpec device;
     device.name = name;
+    device.cpu.freq_hz = 1.5e9;
     return device;
   }
   static WorkloadSpec workload_named(const std::string& name) {
@@ -149,6 +151,51 @@ TEST_F(ProfileLoader, ApplyWithoutFootprintKeepsTheWorkloads) {
   WorkloadSpec applied = apply_profile(workload_named("tiny"), profile, device_named("test-board"));
   EXPECT_DOUBLE_EQ(applied.footprint.worker_bytes, 1);
   EXPECT_DOUBLE_EQ(applied.costs.worker_startup_cpu_s, 0.5);
+}
+
+// issue 43: a profile whose seconds were taken at a clock the device does not have would predict
+// every configuration by the clocks' ratio off; it is refused where the clock is written.
+TEST_F(ProfileLoader, ApplyRefusesAClockTheDeviceDoesNotHave) {
+  std::filesystem::path file = scratch_.write("profile.toml", kProfile);
+  const ProfileSpec profile = load_profile(file);
+  DeviceSpec device = device_named("test-board");
+  device.cpu.freq_hz = 1.2e9;
+  EXPECT_THAT(error_lines([&] { apply_profile(workload_named("tiny"), profile, device); }),
+              ElementsAre(file.string() + ":9:25: costs.reference_cpu_freq_hz: the profile was measured at 1500.0 MHz, a "
+                                          "CPU clock device \"test-board\" does not have (1200.0 MHz): its predictions "
+                                          "would be 1.25x off. Predict on a device file of the machine it was measured "
+                                          "on (edgetwin-calibrate --write-device), or import it at the device's clock "
+                                          "(--reference-cpu-freq-hz) if the machine is that device"));
+  device.cpu.available_freqs_hz = {0.6e9, 1.2e9};
+  EXPECT_THROW(apply_profile(workload_named("tiny"), profile, device), ConfigError);
+}
+
+// One of the device's steps, within 0.5 % (cpufreq's kHz): applied, its seconds then scaled by
+// reference / clock at whatever clock a run uses (docs/model.md).
+TEST_F(ProfileLoader, ApplyTakesAnyStepOfTheDevice) {
+  const ProfileSpec profile = load_profile(scratch_.write("profile.toml", kProfile));
+  DeviceSpec device = device_named("test-board");
+  device.cpu.freq_hz = 2.0e9;
+  device.cpu.available_freqs_hz = {1.0e9, 1.504e9, 2.0e9};
+  EXPECT_DOUBLE_EQ(apply_profile(workload_named("tiny"), profile, device).costs.reference_cpu_freq_hz, 1.5e9);
+  device.cpu.available_freqs_hz = {1.0e9, 1.51e9, 2.0e9};  // 0.67 % away: another clock
+  EXPECT_THROW(apply_profile(workload_named("tiny"), profile, device), ConfigError);
+}
+
+TEST_F(ProfileLoader, ApplyRefusesAGpuClockTheDeviceDoesNotHave) {
+  std::filesystem::path file = scratch_.write("profile.toml", replaced(kProfile, "reference_gpu_freq_hz = 0",
+                                                                       "reference_gpu_freq_hz = 9.216e8"));
+  const ProfileSpec profile = load_profile(file);
+  DeviceSpec device = device_named("test-board");
+  device.gpu = GpuSpec{};
+  device.gpu->freq_hz = 1.3e9;
+  device.gpu->available_freqs_hz = {0.9e9, 1.3e9};
+  EXPECT_THAT(error_lines([&] { apply_profile(workload_named("tiny"), profile, device); }),
+              ElementsAre(file.string() + ":10:25: costs.reference_gpu_freq_hz: the profile was measured at 921.6 MHz, "
+                                          "a GPU clock device \"test-board\" does not have (900.0 to 1300.0 MHz in 2 "
+                                          "steps)"));
+  device.gpu->available_freqs_hz = {0.9216e9, 1.3e9};
+  EXPECT_NO_THROW(apply_profile(workload_named("tiny"), profile, device));
 }
 
 // Located at the key the check is about: no check loses its place.

@@ -1,0 +1,499 @@
+"""python3 -m edgetwin.profile: from a PyTorch dataset and model to a profile, in one command.
+
+    python3 -m edgetwin.profile --dataset mymodule:make_dataset --model mymodule:make_model \\
+        --batch-sizes 16,32 --device host-x86-2core --workload my.toml --out profile.toml
+
+runs every short run of docs/import.md's table "Which short runs a profile needs", the way the
+table says, each in a fresh process with glibc's malloc thresholds fixed, then
+`edgetwin-calibrate import` on their traces. One progress line per run with its wall time,
+then a summary of what was measured and what was kept from the workload.
+
+The plan (--quick: the first four, shorter):
+  1. at each batch size, num_workers=0 over the files read once before (warm): the step and
+     the loader's costs; the first batch size's trace is the longest (the reference);
+  2. at each batch size, num_workers=1, persistent_workers=False: the handoff of a batch from
+     a worker, the step's lengthening beside one, a worker's start-up;
+  3. the step alone on 1..n intra-op threads beside 0..n spinning processes (step scaling);
+  4. a batch loaded alone beside 0..n processes loading too (loader scaling);
+  5. at each batch size, num_workers = the cores on one intra-op thread: the trainer's share of
+     a core; then the same pinned to one CPU at the first batch size;
+  6. a dataset of files (a `samples` list of (path, label), as torchvision's ImageFolder has):
+     two epochs over its first samples, the files evicted first: what a miss costs;
+  7. the placement probe (the import's --measure-placement; about 150 s on 2 cores).
+
+Every trace records what other processes took of the CPUs (other_cpu_s); the import refuses
+a disturbed run (docs/import.md, *A disturbed run*), and the command measures such a run
+again, --retries times at most, before it gives up with exit 2 naming the trace.
+
+--dataset and --model name callables `module:function` (the module found from the current
+directory, as `python3 -c` would): make_dataset() returns a torch Dataset of (input, label)
+pairs, or make_dataset(transform) with --transform module:function naming a callable that
+returns the transform; make_model() returns the nn.Module. The step is SGD (lr 0.01, momentum
+0.9) on cross-entropy, as edgetwin-calibrate's runs and validate's PyTorch runner train.
+
+Kill-safe: every process it starts dies with it (PR_SET_PDEATHSIG, even on SIGKILL), SIGINT
+and SIGTERM stop it with exit 130 and 143 after removing its traces, and the profile is written
+by the import only at the end, whole (a kill leaves none). Exit 2 for bad input (an option, a
+callable that cannot be imported, a disturbed run measured again too often), 1 for a failure.
+"""
+
+import argparse
+import ctypes
+import importlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+import edgetwin
+
+# glibc's thresholds fixed as validate/pytorch_train.py's settle_glibc_malloc fixes them: left
+# dynamic, a process's step takes 5 or 12-17 ms at random (docs/import.md).
+MALLOC_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "67108864"}
+
+# validate/pytorch_calibration.cpp's numbers: at most 1000 batches over the sequential traces
+# (a median of a thousand batches is as steady as this machine gets), 20 at the other batch
+# sizes, 100 with one worker and for the share; ~200 batches of 16 cold then warm.
+FULL = dict(reference_batches=1000, other_batches=20, worker_batches=100, share_batches=100,
+            cold_samples=3200, scaling_steps=20, loader_batches=20, loader_rounds=3)
+QUICK = dict(reference_batches=100, other_batches=20, worker_batches=40, share_batches=0,
+             cold_samples=0, scaling_steps=8, loader_batches=8, loader_rounds=1)
+
+
+# How the command starts its own children: the first argument, then the run's spec as JSON.
+CHILD_OPTION = "--run-one"
+
+
+# The parts of the plan --skip leaves out, by the roles of their runs (placement: the import's probe).
+SKIPPABLE = {"scaling", "share", "cold", "placement"}
+
+
+class UsageError(Exception):
+    """Bad input: exit 2."""
+
+
+class Terminated(Exception):
+    def __init__(self, signal_number):
+        super().__init__(signal.Signals(signal_number).name)
+        self.signal_number = signal_number
+
+
+def die_with_parent():
+    """Linux kills this process when its parent dies (PR_SET_PDEATHSIG), even by SIGKILL."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+# ---- the runs, each in a child process -----------------------------------------------------------
+
+def callable_named(text, option):
+    module_name, _, function = text.partition(":")
+    if not module_name or not function:
+        raise UsageError(f"{option}: expected module:function, got {text!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as e:  # noqa: BLE001 - the user's module: any error is theirs to see
+        raise UsageError(f"{option}: cannot import {module_name}: {type(e).__name__}: {e}") from e
+    try:
+        found = getattr(module, function)
+    except AttributeError:
+        raise UsageError(f"{option}: {module_name} has no {function}") from None
+    if not callable(found):
+        raise UsageError(f"{option}: {text} is not callable")
+    return found
+
+
+def files_of(dataset):
+    """The files a dataset reads, one per sample in index order (torchvision's DatasetFolder
+    `samples`), or None for a dataset held in memory."""
+    samples = getattr(dataset, "samples", None)
+    if isinstance(samples, list) and samples and isinstance(samples[0], (tuple, list)) \
+            and isinstance(samples[0][0], (str, os.PathLike)):
+        return [os.fspath(s[0]) for s in samples]
+    return None
+
+
+def spread_indices(count, wanted):
+    """`wanted` indices spread over 0..count-1 (all of them when there are fewer)."""
+    if wanted >= count:
+        return list(range(count))
+    return [i * count // wanted for i in range(wanted)]
+
+
+def read_files(paths):
+    for path in paths:
+        with open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+
+def evict_files(paths):
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def worker_init(_worker_id):
+    die_with_parent()
+
+
+def run_child(spec):
+    """One short run, as `spec` says; writes its trace to spec["path"]."""
+    die_with_parent()
+    if os.getppid() != spec["parent"]:
+        return 1
+    sys.path.insert(0, spec["cwd"])
+    import torch
+    from torch.utils.data import DataLoader, Subset
+    from edgetwin import trace as edgetwin_trace
+
+    make_dataset = callable_named(spec["dataset"], "--dataset")
+    make_model = callable_named(spec["model"], "--model")
+    transform = callable_named(spec["transform"], "--transform")() if spec["transform"] else None
+    dataset = make_dataset(transform) if spec["transform"] else make_dataset()
+    if spec["pin_cpu"] is not None:
+        os.sched_setaffinity(0, {spec["pin_cpu"]})
+    torch.manual_seed(0)
+    if spec["threads"]:
+        torch.set_num_threads(spec["threads"])
+    device = torch.device(spec["torch_device"])
+    model = make_model().to(device)
+    model.train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step(x, y):
+        optimizer.zero_grad()
+        loss_fn(model(x.to(device)), y.to(device)).backward()
+        optimizer.step()
+
+    indices = spread_indices(len(dataset), spec["samples"])
+    subset = Subset(dataset, indices)
+    files = files_of(dataset)
+    if files is not None:
+        chosen = [files[i] for i in indices]
+        if spec["cold"]:
+            evict_files(chosen)
+        else:
+            read_files(chosen)  # the loader's costs are the warm page cache's
+    batch = spec["batch_size"]
+    if spec["kind"] == "trace":
+        workers = spec["workers"]
+        loader = DataLoader(subset, batch_size=batch, shuffle=True, num_workers=workers,
+                            persistent_workers=False, worker_init_fn=worker_init if workers else None,
+                            **({"prefetch_factor": 2} if workers else {}))
+        with edgetwin_trace.Trace(spec["path"], device=spec["torch_device"]) as trace:
+            for _ in range(spec["epochs"]):
+                for x, y in trace.epoch(loader):
+                    step(x, y)
+    elif spec["kind"] == "step-scaling":
+        x, y = next(iter(DataLoader(subset, batch_size=batch)))
+        edgetwin_trace.measure_step_scaling(step, (x, y), spec["path"], steps=spec["steps"])
+    else:  # loader-scaling
+        loader = DataLoader(subset, batch_size=batch, shuffle=True)
+        state = {"it": iter(loader)}
+
+        def load():
+            try:
+                return next(state["it"])
+            except StopIteration:
+                state["it"] = iter(loader)
+                return next(state["it"])
+        edgetwin_trace.measure_loader_scaling(load, spec["path"], batches=spec["steps"],
+                                              rounds=spec["rounds"])
+    return 0
+
+
+# ---- the plan ----------------------------------------------------------------------------------
+
+class Run:
+    def __init__(self, name, role, **spec):
+        self.name = name      # the trace's file name, without .csv
+        self.role = role      # trace | share | cold: how the import reads it
+        self.spec = dict(kind="trace", workers=0, epochs=1, threads=0, pin_cpu=None, cold=False,
+                         steps=0, rounds=1)
+        self.spec.update(spec)
+        self.part = "scaling" if self.spec["kind"] != "trace" else role  # what --skip names it by
+
+    def describe(self):
+        s = self.spec
+        if s["kind"] != "trace":
+            return f"{s['kind']} at batch {s['batch_size']}"
+        what = {"trace": f"num_workers={s['workers']}", "share": f"the step's share, {s['workers']} workers",
+                "cold": "cold then warm"}[self.role]
+        pinned = ", pinned to CPU 0" if s["pin_cpu"] is not None else ""
+        return f"{what}{pinned}, batch {s['batch_size']}, {s['samples']} samples"
+
+
+def cores():
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def make_plan(batch_sizes, numbers, quick, files_dataset, dataset_samples):
+    first = batch_sizes[0]
+    plan = [Run(f"w0-b{first}", "trace", batch_size=first, samples=numbers["reference_batches"] * first)]
+    plan += [Run(f"w0-b{b}", "trace", batch_size=b, samples=numbers["other_batches"] * b) for b in batch_sizes[1:]]
+    plan += [Run(f"w1-b{b}", "trace", batch_size=b, workers=1, samples=numbers["worker_batches"] * b)
+             for b in batch_sizes]
+    scaling_samples = 64 * first
+    plan.append(Run("scaling", "trace", kind="step-scaling", batch_size=first, samples=scaling_samples,
+                    steps=numbers["scaling_steps"]))
+    plan.append(Run("loader-scaling", "trace", kind="loader-scaling", batch_size=first, samples=scaling_samples,
+                    steps=numbers["loader_batches"], rounds=numbers["loader_rounds"]))
+    if not quick:
+        plan += contention_runs(batch_sizes, numbers, files_dataset)
+    for run in plan:  # what the runs read of a smaller dataset: all of it
+        run.spec["samples"] = min(run.spec["samples"], dataset_samples)
+    return plan
+
+
+def contention_runs(batch_sizes, numbers, files_dataset):
+    """The full plan's runs beyond the quick one's: the step's share, a miss's costs."""
+    first = batch_sizes[0]
+    n = cores()
+    plan = []
+    plan += [Run(f"share-w{n}-b{b}", "share", batch_size=b, workers=n, threads=1,
+                 samples=numbers["share_batches"] * b) for b in batch_sizes]
+    plan.append(Run(f"share-w{n}-b{first}-1core", "share", batch_size=first, workers=n, threads=1, pin_cpu=0,
+                    samples=numbers["share_batches"] * first))
+    if files_dataset:
+        plan.append(Run(f"cold-then-warm-b{first}", "cold", batch_size=first, epochs=2, cold=True,
+                        samples=numbers["cold_samples"]))
+    return plan
+
+
+# ---- the parent --------------------------------------------------------------------------------
+
+def say(text):
+    sys.stderr.write(f"edgetwin.profile: {text}\n")
+    sys.stderr.flush()
+
+
+class Children:
+    """The one child running now; killed on the way out, whatever the way."""
+
+    def __init__(self):
+        self.process = None
+
+    def run(self, command, env=None):
+        self.process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, preexec_fn=die_with_parent)
+        out, err = self.process.communicate()
+        code = self.process.returncode
+        self.process = None
+        return code, out, err
+
+    def kill(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+def device_name_and_clocks(device):
+    """The device file's name and its CPU and GPU clocks (Hz; GPU 0 without one): the clocks the
+    traces are taken at, so that the profile and the device agree (costs.reference_*_freq_hz)."""
+    loaded = edgetwin.load_device(device)
+    return loaded.name, float(loaded.spec["cpu"]["freq_hz"]), float(loaded.spec.get("gpu", {}).get("freq_hz", 0.0))
+
+
+def disturbed_traces(stderr):
+    """The traces the import refused as disturbed, by path."""
+    return {d.file for d in edgetwin._diagnostics_of(stderr) if "the run was disturbed" in d.message}
+
+
+def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed):
+    command = [edgetwin.program("edgetwin-calibrate"), "import", "--workload", args.workload, "--device",
+               args.device_name, "--reference-cpu-freq-hz", repr(cpu_hz), "--reference-gpu-freq-hz", repr(gpu_hz),
+               "--out", args.out]
+    option = {"trace": "--trace", "share": "--share-trace", "cold": "--cold-then-warm-trace"}
+    for run in plan:
+        command += [option[run.role], os.path.join(trace_dir, run.name + ".csv")]
+    if any(run.role == "cold" for run in plan) and args.storage_name:
+        command += ["--storage-name", args.storage_name]
+    if not args.quick and "placement" not in args.skip:
+        command.append("--measure-placement")
+    if accept_disturbed:
+        command.append("--accept-disturbed")
+    return command
+
+
+def parse_arguments(argv):
+    p = argparse.ArgumentParser(prog="python3 -m edgetwin.profile",
+                                description="Run the short runs a profile needs and import them (docs/import.md)")
+    p.add_argument("--dataset", required=True, help="module:function returning the torch Dataset")
+    p.add_argument("--model", required=True, help="module:function returning the nn.Module")
+    p.add_argument("--transform", help="module:function returning the transform given to the dataset's function")
+    p.add_argument("--batch-sizes", required=True, help="comma list, the first one the reference: 16,32")
+    p.add_argument("--device", required=True, help="the device this machine is: a shipped name or a device file")
+    p.add_argument("--workload", required=True, help="the workload: a shipped name or a TOML file")
+    p.add_argument("--out", required=True, help="the profile to write")
+    p.add_argument("--quick", action="store_true",
+                   help="shorter traces; no share traces, no cold-then-warm trace, no placement probe")
+    p.add_argument("--keep-traces", metavar="DIR", help="write the traces into DIR and keep them")
+    p.add_argument("--torch-device", default="cpu", help="where the model trains: cpu or cuda (default cpu)")
+    p.add_argument("--storage-name", help="the medium the dataset's files are on, as the device file names it")
+    p.add_argument("--skip", default="", metavar="PARTS",
+                   help="leave parts of the plan out, a comma list of: scaling (steps 3-4), share (5), cold (6), "
+                        "placement (7); the import keeps the workload's values for what they measure")
+    p.add_argument("--retries", type=int, default=2, help="measure a disturbed run again at most this often (2)")
+    p.add_argument("--accept-disturbed", action="store_true",
+                   help="import disturbed runs with a warning instead of measuring them again")
+    args = p.parse_args(argv)
+    try:
+        args.batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
+    except ValueError:
+        raise UsageError(f"--batch-sizes: expected whole numbers joined by commas, got {args.batch_sizes!r}") from None
+    if not args.batch_sizes or any(b < 1 for b in args.batch_sizes) or len(set(args.batch_sizes)) != len(args.batch_sizes):
+        raise UsageError(f"--batch-sizes: expected distinct whole numbers >= 1, got {args.batch_sizes}")
+    args.skip = set(filter(None, args.skip.split(",")))
+    if not args.skip <= SKIPPABLE:
+        raise UsageError(f"--skip: expected some of {', '.join(sorted(SKIPPABLE))}, got "
+                         f"{', '.join(sorted(args.skip - SKIPPABLE))}")
+    if args.retries < 0:
+        raise UsageError(f"--retries: expected a whole number >= 0, got {args.retries}")
+    if os.path.isdir(args.out):
+        raise UsageError(f"--out: {args.out} is a directory")
+    return args
+
+
+def profile(args, children):
+    try:
+        args.device_name, cpu_hz, gpu_hz = device_name_and_clocks(args.device)
+    except edgetwin.InputError as e:
+        raise UsageError(f"--device: {e}") from None
+    numbers = QUICK if args.quick else FULL
+    sys.path.insert(0, os.getcwd())
+    dataset = None
+    try:  # whether the dataset is one of files: the plan's cold-then-warm run needs their paths
+        transform = callable_named(args.transform, "--transform")() if args.transform else None
+        make = callable_named(args.dataset, "--dataset")
+        dataset = make(transform) if args.transform else make()
+        callable_named(args.model, "--model")
+    finally:
+        sys.path.pop(0)
+    plan = [run for run in make_plan(args.batch_sizes, numbers, args.quick, files_of(dataset) is not None, len(dataset))
+            if run.part not in args.skip]
+    del dataset
+    trace_dir = args.keep_traces or tempfile.mkdtemp(prefix="edgetwin-profile-")
+    os.makedirs(trace_dir, exist_ok=True)
+    env = dict(os.environ, **MALLOC_ENVIRONMENT)
+    # The children import this package from where this process found it.
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    timings = []
+    try:
+        def measure(run, label):
+            spec = dict(run.spec, path=os.path.join(trace_dir, run.name + ".csv"), dataset=args.dataset,
+                        model=args.model, transform=args.transform, cwd=os.getcwd(), parent=os.getpid(),
+                        torch_device=args.torch_device)
+            start = time.monotonic()
+            code, _, err = children.run([sys.executable, "-m", "edgetwin.profile", CHILD_OPTION, json.dumps(spec)],
+                                        env=env)
+            seconds = time.monotonic() - start
+            if code == 2:
+                raise UsageError(err.strip().splitlines()[-1] if err.strip() else "bad input")
+            if code != 0:
+                raise RuntimeError(f"{run.name} failed (exit {code}):\n{err.strip()}")
+            timings.append((run, seconds))
+            say(f"{label} {run.name}: {run.describe()}: {seconds:.1f} s")
+
+        for i, run in enumerate(plan):
+            measure(run, f"[{i + 1}/{len(plan)}]")
+        for attempt in range(args.retries + 1):
+            last = attempt == args.retries
+            command = import_command(args, plan, trace_dir, cpu_hz, gpu_hz, args.accept_disturbed)
+            label = "import" + (" and the placement probe" if "--measure-placement" in command else "")
+            start = time.monotonic()
+            code, out, err = children.run(command)
+            say(f"{label}: {time.monotonic() - start:.1f} s")
+            disturbed = disturbed_traces(err) if code == 2 else set()
+            if code == 0 or not disturbed or last:
+                break
+            again = [run for run in plan if os.path.join(trace_dir, run.name + ".csv") in disturbed]
+            say(f"disturbed: {', '.join(os.path.basename(p) for p in sorted(disturbed))}; measuring again "
+                f"({attempt + 1} of {args.retries})")
+            for run in again:
+                measure(run, "[again]")
+        for line in err.splitlines():
+            if "warning:" in line:
+                say(line)
+        if code == 2:
+            sys.stderr.write(err)
+            raise UsageError("the import refused the runs" + (" (disturbed: measured again "
+                                                              f"{args.retries} times)" if disturbed else ""))
+        if code != 0:
+            raise RuntimeError(f"edgetwin-calibrate import failed (exit {code}):\n{err.strip()}")
+        summarise(args, timings)
+    finally:
+        children.kill()  # before its traces go
+        if not args.keep_traces:
+            shutil.rmtree(trace_dir, ignore_errors=True)
+
+
+def summarise(args, timings):
+    with open(args.out, "rb") as f:
+        written = tomllib.load(f)
+    costs = written["costs"]
+    source = written.get("provenance", {}).get("costs", {}).get("source", "")
+    total = sum(s for _, s in timings)
+    say(f"wrote {args.out}: {len(timings)} runs in {total:.1f} s")
+    compute = costs.get("compute", {})
+    for b, s in zip(compute.get("batch_size", []), compute.get("seconds", [])):
+        say(f"  step at batch {b}: {s * 1e3:.3f} ms")
+    for key in ("preprocess_cpu_s_per_sample", "receive_cpu_s_per_batch", "send_cpu_s_per_batch",
+                "worker_startup_cpu_s", "step_with_workers_s_per_batch", "background_cpu_s_per_batch"):
+        if key in costs:
+            say(f"  {key} = {costs[key]:.6g}")
+    for part in source.split("; "):
+        if part.startswith(("from the logs", "kept from")):
+            say(f"  {part}")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [CHILD_OPTION]:
+        try:
+            return run_child(json.loads(argv[1]))
+        except UsageError as e:
+            say(str(e))
+            return 2
+    try:
+        args = parse_arguments(argv)
+    except UsageError as e:
+        say(str(e))
+        return 2
+    children = Children()
+
+    def terminate(signal_number, _frame):
+        raise Terminated(signal_number)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, terminate)
+    try:
+        profile(args, children)
+        return 0
+    except Terminated as e:
+        say(f"stopped by {e}")
+        return 128 + e.signal_number
+    except UsageError as e:
+        say(str(e))
+        return 2
+    except Exception as e:  # noqa: BLE001 - reported, exit 1
+        say(f"{type(e).__name__}: {e}")
+        return 1
+    finally:
+        children.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""python3 -m edgetwin.profile on a tiny ImageFolder and LeNet: the profile loads, a prediction
+runs with it, a kill mid-run leaves no process and no profile, a disturbed run is refused.
+
+Needs the extension (the prediction, the device's clocks) and edgetwin-calibrate (the import):
+CTest sets EDGETWIN_PYTHON_PATH and EDGETWIN_CALIBRATE.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+edgetwin = pytest.importorskip("edgetwin")
+try:
+    edgetwin.devices()
+    edgetwin.program("edgetwin-calibrate")
+except (ImportError, edgetwin.ProgramError) as e:
+    pytest.skip(f"needs the extension and edgetwin-calibrate: {e}", allow_module_level=True)
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(edgetwin.__file__)))
+
+# The user's module: an ImageFolder of small JPEG files with the shipped JPEG workload's
+# transforms at LeNet's size, and LeNet-5 behind a grey front.
+USER_MODULE = '''
+import os
+import torch
+import torchvision
+from torchvision import transforms
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "images")
+
+
+def make_transform():
+    return transforms.Compose([transforms.Grayscale(), transforms.RandomResizedCrop(28),
+                               transforms.RandomHorizontalFlip(), transforms.ToTensor(),
+                               transforms.Normalize((0.5,), (0.5,))])
+
+
+def make_dataset(transform):
+    return torchvision.datasets.ImageFolder(ROOT, transform)
+
+
+class LeNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = torch.nn.Sequential(
+            torch.nn.Conv2d(1, 6, 5, padding=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Conv2d(6, 16, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2))
+        self.classifier = torch.nn.Sequential(
+            torch.nn.Flatten(), torch.nn.Linear(400, 120), torch.nn.ReLU(), torch.nn.Linear(120, 84),
+            torch.nn.ReLU(), torch.nn.Linear(84, 10))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+def make_model():
+    return LeNet()
+'''
+
+SAMPLES = 640
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A directory with the user's module, its images and a workload file for them."""
+    from PIL import Image
+    import random
+    root = tmp_path_factory.mktemp("project")
+    (root / "mymodule.py").write_text(USER_MODULE)
+    rng = random.Random(1)
+    sizes = []
+    for i in range(SAMPLES):
+        folder = root / "images" / f"class{i % 2}"
+        folder.mkdir(parents=True, exist_ok=True)
+        image = Image.new("RGB", (48, 48), (rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+        path = folder / f"{i}.jpg"
+        image.save(path, quality=90)
+        sizes.append(path.stat().st_size)
+    text = open(os.path.join(SOURCE, "workloads", "lenet-jpeg-folder.toml")).read()
+    text = text.replace('name = "lenet-jpeg-folder"', 'name = "tiny-jpeg-lenet"', 1)
+    text = text.replace("samples = 20000\n", f"samples = {SAMPLES}\n", 1)
+    text = text.replace("sample_bytes = 71851 ", f"sample_bytes = {sum(sizes) // len(sizes)} ", 1)
+    assert 'name = "tiny-jpeg-lenet"' in text and f"samples = {SAMPLES}\n" in text
+    (root / "tiny.toml").write_text(text)
+    return root
+
+
+def profile_command(project, out, *more):
+    return [sys.executable, "-m", "edgetwin.profile", "--dataset", "mymodule:make_dataset",
+            "--transform", "mymodule:make_transform", "--model", "mymodule:make_model", "--batch-sizes", "8,16",
+            "--device", "host-x86-2core", "--workload", str(project / "tiny.toml"), "--out", str(out), *more]
+
+
+def environment(**more):
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, **more)
+    env.setdefault("EDGETWIN_CALIBRATE", edgetwin.program("edgetwin-calibrate"))
+    return env
+
+
+def test_quick_profile_loads_and_predicts(project, tmp_path):
+    out = tmp_path / "profile.toml"
+    keep = tmp_path / "traces"
+    # --accept-disturbed: this test checks the command's plumbing, on a machine CI may share;
+    # the refusal of a disturbed run is the next test's.
+    done = subprocess.run(profile_command(project, out, "--quick", "--keep-traces", str(keep), "--accept-disturbed"),
+                          cwd=project, env=environment(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    # A progress line per run with its wall time, the import's, then the summary.
+    runs = [line for line in lines if line.startswith("edgetwin.profile: [")]
+    assert len(runs) == 6 and all(line.endswith(" s") for line in runs), done.stderr
+    assert any(line.startswith("edgetwin.profile: wrote ") for line in lines)
+    assert sorted(os.listdir(keep)) == sorted(["w0-b8.csv", "w0-b16.csv", "w1-b8.csv", "w1-b16.csv", "scaling.csv",
+                                              "loader-scaling.csv"])
+    import tomllib
+    with open(out, "rb") as f:
+        written = tomllib.load(f)
+    assert written["profile"]["device"] == "host-x86-2core"
+    assert written["profile"]["workload"] == "tiny-jpeg-lenet"
+    assert written["costs"]["compute"]["batch_size"] == [8, 16]
+    # The clocks are the device file's: the profile and the device agree.
+    assert written["costs"]["reference_cpu_freq_hz"] == edgetwin.load_device("host-x86-2core").spec["cpu"]["freq_hz"]
+    run = edgetwin.predict("host-x86-2core", project / "tiny.toml", profile=out, workers=1, batch_size=16)
+    assert run.epochs[0].e2e_s > 0 and run.epochs[0].batches == SAMPLES // 16
+
+
+def processes_with(marker):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_kill_mid_run_leaves_no_process_and_no_profile(project, tmp_path, how):
+    out = tmp_path / "profile.toml"
+    marker = f"EDGETWIN_PROFILE_TEST={uuid.uuid4()}"
+    name, value = marker.split("=")
+    process = subprocess.Popen(profile_command(project, out, "--quick", "--accept-disturbed"), cwd=project,
+                               env=environment(**{name: value}), stderr=subprocess.PIPE, text=True)
+    try:
+        # Kill it in the middle of its third run (a worker trace: DataLoader worker processes alive).
+        for line in process.stderr:
+            if line.startswith("edgetwin.profile: [2/"):
+                break
+        time.sleep(0.5)
+        assert process.poll() is None
+        process.send_signal(how)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == (-9 if how == signal.SIGKILL else 128 + signal.SIGTERM)
+    # Every process it started dies with it (PR_SET_PDEATHSIG): give the kernel a moment.
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(marker) == []
+    assert not out.exists()
+    assert [p for p in os.listdir(tmp_path) if p.startswith("profile")] == []
+
+
+def test_a_run_beside_spinning_processes_is_measured_again_then_refused(project, tmp_path):
+    # Two processes spin on the CPUs the whole time: every trace shows other processes' CPU, the
+    # import refuses them, the command measures them again once (--retries 1), then gives up
+    # with exit 2 naming the traces, and writes no profile.
+    out = tmp_path / "profile.toml"
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        command = profile_command(project, out, "--quick", "--retries", "1", "--skip", "scaling")
+        command[command.index("8,16")] = "8"
+        done = subprocess.run(command, cwd=project, env=environment(), capture_output=True, text=True, timeout=900)
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+    assert done.returncode == 2, done.stderr
+    assert "measuring again (1 of 1)" in done.stderr
+    assert "[again] w0-b8" in done.stderr
+    assert "other_cpu_s: other processes kept" in done.stderr and "the run was disturbed" in done.stderr
+    assert not out.exists()
+
+
+def test_skip_leaves_parts_out_and_names_the_valid_ones(project, tmp_path):
+    command = profile_command(project, tmp_path / "p.toml", "--skip", "share,sclaing")
+    done = subprocess.run(command, cwd=project, env=environment(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "--skip: expected some of cold, placement, scaling, share, got sclaing" in done.stderr
+
+
+def test_bad_callables_are_input_errors(project, tmp_path):
+    command = profile_command(project, tmp_path / "p.toml", "--quick")
+    command[command.index("mymodule:make_model")] = "mymodule:no_such_function"
+    done = subprocess.run(command, cwd=project, env=environment(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "--model: mymodule has no no_such_function" in done.stderr

@@ -1,0 +1,167 @@
+// The import's checks for disturbed runs (calibrate/import/disturbance_check.hpp): each check
+// at its bound, the refusal naming the trace and what was off, --accept-disturbed, and the
+// traces --skip-epochs leaves out whole (issue 43).
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "calibrate/import/disturbance_check.hpp"
+#include "calibrate/import/profile_import.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/workload_loader.hpp"
+#include "tests/calibrate/io_test_support.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::error_of;
+using testing::TempDir;
+using testing::write_text;
+
+// The shipped CPU-only LeNet (host-x86-2core's costs): what its traces are imported for.
+WorkloadSpec cpu_lenet() { return load_workload(fs::path(EDGETWIN_SOURCE_DIR) / "workloads" / "lenet-mnist.toml"); }
+
+struct ShapeOfTrace {
+  int workers = 0;
+  int batches = 100;
+  double step_s = 5e-3;
+  double step_cpu_s = 5e-3;    // the step thread's CPU time
+  double other_cpu_s = 0;      // per row
+  int epochs = 1;
+  int first_epoch = 0;
+};
+
+// Rows as python/edgetwin/trace.py writes them, one intra-op thread on 2 cores, batch 16.
+std::string shaped_trace(const ShapeOfTrace& s) {
+  std::string csv = "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,"
+                    "fetch_cpu_s,cpu_s,step_cpu_s,cores,other_cpu_s\n";
+  for (int e = s.first_epoch; e < s.first_epoch + s.epochs; ++e)
+    for (int b = 0; b < s.batches; ++b)
+      csv += fmt::format("{},{},16,0.001,{},50240,{},{},1,{},0.0009,{},{},2,{}\n", e, b, s.step_s, s.workers,
+                         s.workers > 0 ? "2" : "", b == 0 ? "0.01" : "", s.step_s + 0.001, s.step_cpu_s, s.other_cpu_s);
+  return csv;
+}
+
+ImportOptions disturbance_options(const std::vector<fs::path>& traces) {
+  ImportOptions o;
+  o.trace_csvs = traces;
+  o.derivation.reference_gpu_freq_hz = 0;
+  return o;
+}
+
+// Every trace and check passes on a quiet machine's numbers.
+TEST(ImportDisturbance, AQuietRunIsImported) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({}));
+  write_text(dir / "w1.csv", shaped_trace({.workers = 1, .step_s = 6e-3, .step_cpu_s = 5.9e-3}));
+  const ProfileDocument doc = import_profile(disturbance_options({dir / "w0.csv", dir / "w1.csv"}), cpu_lenet());
+  EXPECT_TRUE(doc.warnings.empty());
+  EXPECT_DOUBLE_EQ(doc.profile.costs.compute.seconds.at(0), 5e-3);
+}
+
+// issue 43's disturbed calibration: the workers=1 trace caught the step at twice its length.
+TEST(ImportDisturbance, AWorkerTraceWhoseStepIsTwiceTheSequentialOneIsRefused) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({}));
+  write_text(dir / "w1.csv", shaped_trace({.workers = 1, .step_s = 10e-3, .step_cpu_s = 9.8e-3}));
+  const std::string error = error_of<ConfigError>([&] { import_profile(disturbance_options({dir / "w0.csv", dir / "w1.csv"}), cpu_lenet()); });
+  EXPECT_EQ(error, (dir / "w1.csv").string() +
+                       ": compute_s: its step at batch 16 is 2.00x the workers=0 step (10 ms against 5 ms); one worker "
+                       "lengthens it at most 1.5x on a quiet machine: the run was disturbed; measure it again on a quiet "
+                       "machine (or import it anyway with --accept-disturbed)");
+}
+
+// The bound itself: 1.5x is a quiet machine's, a little more is not.
+TEST(ImportDisturbance, TheWorkerRatioBoundIsInclusive) {
+  std::vector<BatchRecord> rows;
+  for (int i = 0; i < 10; ++i) {
+    rows.push_back({.batch = i, .batch_size = 16, .compute_s = 4e-3, .file = 0, .workers = 0, .threads = 1});
+    rows.push_back({.batch = i, .batch_size = 16, .compute_s = 6e-3, .file = 1, .workers = 1, .threads = 1});
+  }
+  EXPECT_TRUE(find_disturbances(rows, {"w0", "w1"}, 0, true).empty());  // 1.5x exactly
+  for (auto& b : rows)
+    if (b.file == 1) b.compute_s = 6.01e-3;
+  ASSERT_EQ(find_disturbances(rows, {"w0", "w1"}, 0, true).size(), 1u);
+  EXPECT_EQ(find_disturbances(rows, {"w0", "w1"}, 0, true)[0].file, "w1");
+}
+
+// Another process's heavy work beside the run: other_cpu_s sums to a core over the trace's
+// wall time (0.6 s a row of 6 ms), where a quiet machine shows under a quarter.
+TEST(ImportDisturbance, OtherProcessesBesideTheRunAreNamed) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({.other_cpu_s = 6e-3}));
+  const std::string error = error_of<ConfigError>([&] { import_profile(disturbance_options({dir / "w0.csv"}), cpu_lenet()); });
+  EXPECT_THAT(error, HasSubstr((dir / "w0.csv").string() +
+                               ": other_cpu_s: other processes kept 1.00 cores busy while it ran (0.60 s of CPU over "
+                               "0.60 s); a quiet machine shows at most 0.25: the run was disturbed"));
+  write_text(dir / "w0.csv", shaped_trace({.other_cpu_s = 1.5e-3}));  // 0.25 cores: quiet
+  EXPECT_NO_THROW(import_profile(disturbance_options({dir / "w0.csv"}), cpu_lenet()));
+}
+
+// The step of 0.44-0.59 of a core that issue 43's disturbed worker traces had.
+TEST(ImportDisturbance, AStepWithHalfItsCoreIsRefused) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({.step_cpu_s = 2.5e-3}));
+  EXPECT_THAT(error_of<ConfigError>([&] { import_profile(disturbance_options({dir / "w0.csv"}), cpu_lenet()); }),
+              HasSubstr("w0.csv: step_cpu_s: the step had 0.50 of a core (its thread's CPU time over its wall time) "
+                        "with a core of its own; a quiet machine gives it at least 0.80"));
+  // With a GPU the step's thread sleeps through the kernels: its share says nothing.
+  ImportOptions gpu = disturbance_options({dir / "w0.csv"});
+  gpu.derivation.reference_gpu_freq_hz = 1.377e9;
+  EXPECT_NO_THROW(import_profile(gpu, cpu_lenet()));
+}
+
+TEST(ImportDisturbance, RepeatsThatDisagreeNameTheSlowerOne) {
+  TempDir dir;
+  write_text(dir / "a.csv", shaped_trace({}));
+  write_text(dir / "b.csv", shaped_trace({.step_s = 7e-3, .step_cpu_s = 7e-3}));
+  EXPECT_THAT(error_of<ConfigError>([&] { import_profile(disturbance_options({dir / "a.csv", dir / "b.csv"}), cpu_lenet()); }),
+              HasSubstr((dir / "b.csv").string() + ": compute_s: its step (workers 0, threads 1, batch 16) is 1.40x that "
+                                                  "of " + (dir / "a.csv").string()));
+}
+
+TEST(ImportDisturbance, AcceptedDisturbancesAreWarningsAndNotes) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({}));
+  write_text(dir / "w1.csv", shaped_trace({.workers = 1, .step_s = 10e-3, .step_cpu_s = 9.8e-3}));
+  ImportOptions o = disturbance_options({dir / "w0.csv", dir / "w1.csv"});
+  o.accept_disturbed = true;
+  const ProfileDocument doc = import_profile(o, cpu_lenet());
+  ASSERT_EQ(doc.warnings.size(), 1u);
+  EXPECT_THAT(doc.warnings[0], HasSubstr("disturbed run accepted: " + (dir / "w1.csv").string() + ": compute_s: its step"));
+  EXPECT_THAT(doc.profile.costs.provenance.source, HasSubstr("disturbed run accepted"));
+}
+
+// Share traces keep the cores busy on purpose: only other processes are checked there.
+TEST(ImportDisturbance, ShareTracesAreCheckedForOtherProcessesOnly) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({}));
+  write_text(dir / "share.csv", shaped_trace({.workers = 2, .step_s = 9e-3, .step_cpu_s = 4e-3}));
+  ImportOptions o = disturbance_options({dir / "w0.csv"});
+  o.share_csvs = {dir / "share.csv"};
+  EXPECT_NO_THROW(import_profile(o, cpu_lenet()));
+  write_text(dir / "share.csv", shaped_trace({.workers = 2, .step_s = 9e-3, .step_cpu_s = 4e-3, .other_cpu_s = 9e-3}));
+  EXPECT_THAT(error_of<ConfigError>([&] { import_profile(o, cpu_lenet()); }), HasSubstr("share.csv: other_cpu_s"));
+}
+
+// issue 43's trap: --skip-epochs 1 silently dropped the one-epoch workers=1 traces.
+TEST(ImportDisturbance, ATraceSkipEpochsDropsWholeIsAWarning) {
+  TempDir dir;
+  write_text(dir / "w0.csv", shaped_trace({.epochs = 2}));
+  write_text(dir / "w1.csv", shaped_trace({.workers = 1, .step_s = 6e-3, .step_cpu_s = 6e-3}));
+  ImportOptions o = disturbance_options({dir / "w0.csv", dir / "w1.csv"});
+  o.derivation.skip_epochs = 1;
+  const ProfileDocument doc = import_profile(o, cpu_lenet());
+  ASSERT_EQ(doc.warnings.size(), 1u);
+  EXPECT_EQ(doc.warnings[0], "--skip-epochs 1 leaves out " + (dir / "w1.csv").string() +
+                                 " whole (every row of it is in an epoch < 1): nothing of it is imported; record it for "
+                                 "2 epochs, or import it without --skip-epochs");
+  EXPECT_THAT(doc.profile.costs.provenance.source, HasSubstr("leaves out " + (dir / "w1.csv").string() + " whole"));
+  o.derivation.skip_epochs = 0;
+  EXPECT_TRUE(import_profile(o, cpu_lenet()).warnings.empty());
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate
