@@ -1,4 +1,4 @@
-// Client training's speed against plain LibTorch (docs/performance.md, "Learning runs"): LeNet-5
+// Client training's speed against plain LibTorch (docs/explanation/performance.md, "Learning runs"): LeNet-5
 // on the first 12,000 Fashion-MNIST images at batch 32, one epoch, SGD lr 0.01 momentum 0.9, one
 // intra-op thread, as
 //   - plain: the whole set decoded and normalised into one tensor first, batches cut from it;

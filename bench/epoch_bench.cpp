@@ -1,7 +1,7 @@
 // Speed of the simulator core: one epoch of 80,000 mini-batches (w = 4, prefetch 2, a
 // one-file-per-sample dataset through a warm page cache holding half of it) on a GPU device. Prints wall time,
 // simulated batches per second and peak memory. Target: under 0.3 s on one core
-// of the 2-core dev machine (docs/performance.md).
+// of the 2-core dev machine (docs/explanation/performance.md).
 // Run: build/bench/edgetwin_bench_epoch [batches] [repeats] [execs]; `execs` runs the CPU's work
 // as execs on the CPU host instead of closed-form timers (RunConfig::closed_forms), to compare.
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Learning-run benchmark (docs/performance.md, "Learning runs"):
+# Learning-run benchmark (docs/explanation/performance.md, "Learning runs"):
 #   1. client training against plain LibTorch, in children with 1 and 2 jobs and in process
 #      (edgetwin_bench_client_training, median of 3);
 #   2. the shipped example (fleets/jetson-mixed-lenet-fashion-mnist.toml, 30 rounds): wall

@@ -2,7 +2,7 @@
 """Python against the command line: N predictions through the bindings (edgetwin.predict, one
 forked child each), the same N as `edgetwin predict --json` processes started from Python and
 parsed, and the bindings from 2 threads. Prints each loop's wall time, per call, and the load
-average around it (docs/performance.md, *Python against the command line*).
+average around it (docs/explanation/performance.md, *Python against the command line*).
 
 Usage: PYTHONPATH=build/python bench/python_predict_bench.py [N] [device] [workload] [modules]
 modules: a comma list imported first (torch,pandas: a notebook's interpreter, whose larger

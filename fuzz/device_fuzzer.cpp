@@ -1,4 +1,4 @@
-// Fuzz target: a device file (docs/schema.md, "Device"), beside the shipped media. A file the
+// Fuzz target: a device file (docs/reference/schema.md, "Device"), beside the shipped media. A file the
 // loader accepts must hold every range and rule of the schema, and each of its operating
 // points must train the shipped LeNet-MNIST without anything degenerate reaching the engine.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Fuzz target: a fleet file of the federated planner (docs/schema.md, "Fleet files"), with the
+// Fuzz target: a fleet file of the federated planner (docs/reference/schema.md, "Fleet files"), with the
 // network class file and the availability trace it may name. One input holds the fleet file,
 // then, after a line "%%", a network class file (networks/fuzz.toml beside the fleet; the
 // shipped wifi, lte and ethernet are there too), then, after another "%%", an availability

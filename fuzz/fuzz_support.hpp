@@ -43,7 +43,7 @@ std::filesystem::path shipped_file(const std::string& relative);
 void check_diagnostics(const ConfigError& error, const std::vector<std::filesystem::path>& inputs,
                        std::string_view text);
 
-// Every number finite, every value within the range its loader promises (docs/schema.md).
+// Every number finite, every value within the range its loader promises (docs/reference/schema.md).
 void check_device(const DeviceSpec& device);
 void check_workload(const WorkloadSpec& workload);
 void check_costs(const CostSpec& costs);

@@ -1,4 +1,4 @@
-// Fuzz target: a storage medium file (docs/schema.md, "Storage medium"). A medium the loader
+// Fuzz target: a storage medium file (docs/reference/schema.md, "Storage medium"). A medium the loader
 // accepts has a plausible bandwidth, request time and size.
 #include <cmath>
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Fuzz target: `edgetwin merge` of a valid shard with bytes flipped, as a network or a file
-// system corrupts a shard on its way back from a node (docs/reliability.md). The shard is
+// system corrupts a shard on its way back from a node (docs/reference/reliability.md). The shard is
 // fuzz/corpus/shard_file/sweep-host-1-of-1.etshard; the input is its damage: a first byte
 // whose lowest bit seals the damaged identity and body again (a forged checksum), then
 // (position: 2 bytes, little-endian, taken modulo the shard's size; mask: 1 byte) per flip.

@@ -1,4 +1,4 @@
-// Fuzz target: a profile file (docs/schema.md, "Profile"), as `edgetwin predict --profile`
+// Fuzz target: a profile file (docs/reference/schema.md, "Profile"), as `edgetwin predict --profile`
 // takes it for LeNet-MNIST on the 2-core host. An accepted profile holds the schema's ranges and
 // its costs train without anything degenerate reaching the engine.
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Fuzz target: the Jetson study's CSV logs for `edgetwin-calibrate import --study-prefix`
-// (docs/import.md). One input holds the fetch log, the compute log and, optionally, the epoch
+// (docs/explanation/import.md). One input holds the fetch log, the compute log and, optionally, the epoch
 // log, separated by lines "%%". Accepted logs give whole indices and times in range, and the
 // profile derived from them loads back through the simulator's loader.
 #include <cmath>

@@ -1,4 +1,4 @@
-// Fuzz target: a per-batch trace CSV for `edgetwin-calibrate import --trace` (docs/import.md).
+// Fuzz target: a per-batch trace CSV for `edgetwin-calibrate import --trace` (docs/explanation/import.md).
 // An accepted trace has whole batch sizes and times in range, and the profile the import derives
 // from it (with or without --sequential) is one the simulator's loader takes back: what import
 // writes, predict reads.

@@ -1,4 +1,4 @@
-// Fuzz target: a workload file (docs/schema.md, "Workload"). A workload the loader accepts
+// Fuzz target: a workload file (docs/reference/schema.md, "Workload"). A workload the loader accepts
 // holds the schema's ranges, its compute curve gives positive times at any batch size, and it
 // trains on a CPU-only and a GPU device (costs estimated where they were taken elsewhere)
 // without anything degenerate reaching the engine.

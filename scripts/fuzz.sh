@@ -8,7 +8,7 @@
 # crashes, breaks an invariant, runs past 10 s or takes 2 GB is a finding: it is saved as
 # OUT_DIR/<target>/crash-* (or timeout-*, oom-*) and the script exits 1. A long campaign is the
 # same command with more seconds, and EDGETWIN_FUZZ_RUNS=N to stop each target after N inputs
-# (EDGETWIN_FUZZ_PARALLEL=1 runs them one after another); docs/reliability.md has the figures
+# (EDGETWIN_FUZZ_PARALLEL=1 runs them one after another); docs/reference/reliability.md has the figures
 # of the last one. EDGETWIN_FUZZ_ONLY="device_fuzzer fleet_fuzzer" runs only those targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Line coverage of each fuzz target's parser over a corpus: the coverage figures of
-# docs/reliability.md.
+# docs/reference/reliability.md.
 #
 #   scripts/fuzz_coverage.sh COVERAGE_BUILD_DIR FUZZ_OUT_DIR
 #

@@ -5,7 +5,7 @@
 # edgetwin-federate's worked example, gnuplot, clang 14 with its sanitizer and libFuzzer runtimes and
 # llvm-symbolizer for scripts/sanitize.sh, Open MPI for `edgetwin sweep --mpi`, Python's PyTorch,
 # torchvision and pytest for `edgetwin-validate --runner pytorch` and python/, and pybind11,
-# pandas and matplotlib for the Python package's bindings, their .to_pandas() and docs/python.md's
+# pandas and matplotlib for the Python package's bindings, their .to_pandas() and docs/reference/python.md's
 # example); both install jemalloc, which edgetwin links where present. Packages already present
 # are left as they are.
 set -euo pipefail

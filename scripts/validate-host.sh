@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces docs/validation.md on this machine: writes the datasets, calibrates each workload
+# Reproduces docs/explanation/validation.md on this machine: writes the datasets, calibrates each workload
 # once (edgetwin-calibrate's full plan, with the host device file), validates it with its
 # shipped grid calibrating again in every round (edgetwin-validate --calibrate-each-round),
 # with each runner asked for, and re-scores the LibTorch runner's measurements with the profile
@@ -14,7 +14,7 @@
 # BUILD_DIR (default build) holds the built programs. Set RUNNERS (default "libtorch pytorch"),
 # MAX_LOAD (default 1.5) and MAX_WAIT_S (default 1200) to change the runners and the wait.
 # Every grid with both runners takes about three hours on the 2-core dev VM; keep the machine
-# otherwise idle (docs/validation.md, *Method*).
+# otherwise idle (docs/explanation/validation.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-validation-work}

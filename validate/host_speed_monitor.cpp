@@ -84,7 +84,7 @@ namespace {
 
 // A 64 x 64 single-precision matrix product, accumulated 32 times (the compiler vectorizes the
 // inner loop; 48 KB, L1- and L2-resident): the kind of work the runs' steps and decoders do.
-// On the VM of docs/validation.md it reads 1.8-2.2x slow when a LeNet step reads 1.3-1.5x,
+// On the VM of docs/explanation/validation.md it reads 1.8-2.2x slow when a LeNet step reads 1.3-1.5x,
 // and stays within 1.1x while another process streams through the caches; a scalar
 // dependency chain read only 1.1-1.2x slow there, and a 2 MB stream read 2x slow from the
 // build next door without slowing the LeNet step.

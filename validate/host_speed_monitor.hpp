@@ -1,7 +1,7 @@
 // Watches how fast each CPU of this machine runs fixed work while real runs measure it, so that
-// a run the host slowed down is known as such (docs/validation.md, *The host's slow periods*).
+// a run the host slowed down is known as such (docs/explanation/validation.md).
 //
-// Why: on the 2-vCPU VM of docs/validation.md either vCPU runs vector arithmetic about 2x
+// Why: on the 2-vCPU VM of docs/explanation/validation.md either vCPU runs vector arithmetic about 2x
 // slower for periods of 10-40 s or more (a LeNet training step 27 ms -> 36-74 ms, CPU time),
 // with no steal time in /proc/stat: the hypervisor's neighbours, not the guest. A run that falls in such a
 // period measures another machine than the one the model describes, as a run whose balloon
@@ -47,7 +47,7 @@ struct HostSlowdown {
 constexpr double kSlowProbeFactor = 1.25;
 constexpr std::size_t kMinReferenceProbes = 20;
 // A fast host's probes read slow now and then too: 1.6 % of the 1,269 probes taken beside fast
-// LeNet steps (docs/validation.md, *The host's slow periods*).
+// LeNet steps (docs/explanation/validation.md).
 constexpr double kFastHostSlowProbeRate = 0.016;
 // A run measured a slower machine (MeasuredRun::host_slow) when a fast host would show as many
 // slow probes as it had less often than this. A fixed fraction of slow probes cannot serve runs

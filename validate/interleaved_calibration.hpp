@@ -63,7 +63,7 @@ class InterleavedCalibration {
   // Between the runs of the rounds (validation_session.cpp), a short sequential run times the
   // step and the loading at that moment: the calibrations sample the machine for a minute a
   // round, the runs for the rest of it, and on a shared VM the two drift apart by 20-50 % in
-  // either direction (docs/validation.md, *Following the machine between calibrations*).
+  // either direction (docs/explanation/validation.md).
   // Each probe is appended to <dir>/drift-probes.csv as it is taken; follow_drift scales the
   // pooled compute curve and loader costs to their median.
   void record_drift_probe(const DriftProbe& probe) const;

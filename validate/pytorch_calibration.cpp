@@ -72,7 +72,7 @@ std::vector<PytorchRun> calibration_runs(const PytorchCalibrationPlan& plan, int
   const std::vector<int> others = other_sizes(plan);
   for (const int size : others) runs.push_back(calibration_run(plan, round, 0, size, plan.compute_batches));
   // One worker at every size: the hand-off and the step's lengthening beside a worker grow with
-  // the batch's bytes (docs/validation.md), which one size cannot tell from a constant.
+  // the batch's bytes (docs/explanation/validation.md), which one size cannot tell from a constant.
   runs.push_back(calibration_run(plan, round, 1, batch_size, plan.handoff_batches));
   for (const int size : others) runs.push_back(calibration_run(plan, round, 1, size, plan.handoff_batches));
   const auto short_traces = static_cast<std::int64_t>(others.size()) * plan.compute_batches +
@@ -90,7 +90,7 @@ std::vector<PytorchRun> share_runs(const PytorchCalibrationPlan& plan, int round
   for (const int size : sizes) runs.push_back(calibration_run(plan, round, cores, size, plan.handoff_batches));
   // The same workers pinned to one CPU, at the workload's batch size: on one core the scheduler
   // favours the trainer too (0.44-0.45 of the core beside two workers, not the fair third;
-  // docs/validation.md), and the grids' one-core points run there.
+  // docs/explanation/validation.md), and the grids' one-core points run there.
   PytorchRun one_core =
       calibration_run(plan, round, cores, plan.workload.loader.batch_size, plan.handoff_batches, "-1core");
   one_core.spec.cpus = first_cpus(1);

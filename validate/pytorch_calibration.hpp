@@ -22,7 +22,7 @@
 //     evicted before, so that epoch 0 misses and epoch 1 hits: what a miss costs the reader's
 //     CPU and wall time beyond a hit (costs.miss_cpu_s_per_byte, miss_s_per_byte on the
 //     session's medium; the page cache is left cold).
-// These are docs/import.md's "short runs a profile needs". Their traces stay in `dir`
+// These are docs/explanation/import.md's "short runs a profile needs". Their traces stay in `dir`
 // (round-R-*.csv); the import pools them, the first trace's threads being the reference. What
 // such traces cannot tell apart (collate, launch) is kept from the workload, as the import
 // notes in the profile.

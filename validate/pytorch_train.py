@@ -448,7 +448,7 @@ def settle_glibc_malloc():
     and 5.0 or 12-17 ms, at random, without (the slow processes map and fault in their buffers
     at every step: 49-61 thousand minor faults against 36 thousand). The C++ programs fix the
     same threshold (calibrate/training/process_memory.cpp, use_repeatable_allocator;
-    docs/validation.md, *Where the model missed*, item 9). Forked DataLoader workers inherit
+    docs/explanation/validation.md, item 9). Forked DataLoader workers inherit
     the setting. A no-op where libc has no mallopt (not glibc)."""
     try:
         mallopt = ctypes.CDLL(None).mallopt

@@ -36,7 +36,7 @@ struct MeasuredEpoch {
   double compute_s = 0;
   std::optional<double> hit_ratio;  // file datasets: mincore probes before each sampled read
   std::int64_t hit_probes = 0;
-  // The study's fetch time (docs/sources.md): from the end of each step (the iterator's creation
+  // The study's fetch time (docs/reference/sources.md): from the end of each step (the iterator's creation
   // before the first) to the next batch in hand. It is the model's stall (e2e = stall + compute
   // exactly) and what predictions are scored on; it adds to the waits the trainer's time between
   // a step's end and its next wait (releasing the batch, the loop's own work).

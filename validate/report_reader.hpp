@@ -7,7 +7,7 @@
 // edgetwin-validate report is a ConfigError naming it.
 //
 // Several reports (--rescore A --rescore B) pool their sessions' runs: on a shared VM one
-// session's halves can differ by more than the validation's targets (docs/validation.md,
+// session's halves can differ by more than the validation's targets (docs/explanation/validation.md,
 // *Two sessions pooled*), so the runs of sessions on one machine, with one runner, are scored
 // as one sample, against a profile pooled from the same sessions' calibrations (pool-profiles).
 #pragma once

@@ -545,7 +545,7 @@ void measure_once_on_a_fast_host(const ValidateOptions& o, const SessionInputs& 
 // After the rounds, a configuration that the host's slow periods left with fewer undisturbed
 // runs than the grid's repeats is measured once more, in up to --host-retries make-up rounds
 // (journaled as rounds repeats, repeats + 1, ...). A slow period lasts from seconds to minutes
-// (docs/validation.md, *The host's slow periods*), so a run minutes later is likelier fast than
+// (docs/explanation/validation.md), so a run minutes later is likelier fast than
 // the retries right after a slow attempt; without them a point's median rests on fewer runs.
 void make_up_for_slow_runs(const ValidateOptions& o, const SessionInputs& in, const RealRunContext& context,
                            const std::map<std::pair<int, std::string>, MeasuredRun>& done,

@@ -206,7 +206,7 @@ std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& poi
     const ComparisonPoint* base = sequential_sibling(points, p);
     if (base == nullptr || base->predicted.e2e_s <= 0 || p.e2e_s.min <= 0 || base->e2e_s.min <= 0) continue;
     // Fastest runs, not medians: this VM runs each run at one speed or ~1.5x slower for its
-    // whole length (docs/validation.md, *The worker ratio between the fastest runs*), and a
+    // whole length (docs/explanation/validation.md), and a
     // median of five can land on either, so a ratio of medians flips between ~0.43 and ~1.0
     // around a true 0.63. Interference only adds time, so each configuration's fastest run is
     // the machine the model describes.

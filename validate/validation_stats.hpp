@@ -1,7 +1,7 @@
 // Turns repeated real runs and predictions into errors: per configuration and epoch, and in
 // aggregate, with the run-to-run noise beside every error.
 //
-// Definitions (docs/validation.md explains the choices):
+// Definitions (docs/explanation/validation.md explains the choices):
 //   measured value     median over the repeats of a configuration (robust to one disturbed run)
 //   spread_pct         (max - min) / median over the repeats, the plain run-to-run spread
 //   noise_pct          standard error of that median: 1.2533 x 1.4826 x MAD / sqrt(n) / median.
@@ -99,7 +99,7 @@ std::vector<ComparisonPoint> compare(const std::vector<ConfigMeasurements>& conf
 Aggregate aggregate(const std::vector<ComparisonPoint>& points);
 
 // A loose bound that any working model meets on this noisy machine and a model that ignores
-// the workers does not (docs/validation.md gives the numbers behind it).
+// the workers does not (docs/explanation/validation.md gives the numbers behind it).
 struct SanityBound {
   // Beyond twice the session's noise floor (Aggregate::noise_floor_pct): a perfect model
   // scores the floor, so noisy medians alone do not fail it.

@@ -56,7 +56,7 @@ struct CalibrationPlan {
 
   // Preprocess cost against busy cores. 300 samples (three rounds of 100: 40 ms of a JPEG
   // folder's decoding) read a factor of 0.96-1.21 in the five rounds of one session; 1,500
-  // cost about 1 s more a round (docs/validation.md, *Longer contention probes*).
+  // cost about 1 s more a round (docs/explanation/validation.md).
   int scaling_samples_per_thread = 1500;
 
   // CPU-only devices: the step at the workload's batch size (its first batch repeated) beside
@@ -84,11 +84,11 @@ struct CalibrationPlan {
   // and step times with 1, 2, cores, cores + 1 and 2 x cores worker threads, each run this
   // long (at least 50 batches), the counts interleaved over the repeats. 0.5 s runs gave two
   // workers 0.06-0.36 ms of idle core a batch over one session's rounds, the batch's 2-9 %
-  // (docs/validation.md, *Longer contention probes*).
+  // (docs/explanation/validation.md).
   double placement_run_s = 2;
   int placement_repeats = 3;
   // Each count at these prefetch factors, interleaved: PyTorch's default and twice it. At 4, two
-  // worker processes left 0.73 ms of core idle a batch against 1.12 ms at 2 (docs/validation.md,
+  // worker processes left 0.73 ms of core idle a batch against 1.12 ms at 2 (docs/explanation/validation.md,
   // *The stall the study defines*).
   std::vector<int> placement_prefetch_factors{2, 4};
 

@@ -86,7 +86,7 @@ BatchRecord share_record(const MeasuredBatch& b, int workers, int prefetch_facto
 // Each repetition reads a slice no earlier step read. Below a VM's guest page cache the host
 // caches the disk too: files read moments before (the sequential runs and the probes begin
 // the epoch at the same seed) came back at 1.1 ns a byte once evicted, files the host had
-// not seen for a while at 5-10, and a run's cold epoch reads every file (docs/validation.md,
+// not seen for a while at 5-10, and a run's cold epoch reads every file (docs/explanation/validation.md,
 // *Refaults, and a second cache below the disk*).
 std::uint64_t cache_slice_seed(std::uint64_t seed, int rep) {
   return seed + 1'000'003 * static_cast<std::uint64_t>(rep + 1);
@@ -279,7 +279,7 @@ void Calibrator::measure_host_benchmarks() {
 // The loader costs are a warm page cache's (misses are priced apart: measure_cache). Nothing
 // else makes a run's files resident: a calibration that followed an eviction or a memory
 // balloon read them from storage, and its fetch cost 3-5x a warm one (104-145 us a sample
-// against 24-38 us on host-x86-2core; docs/calibrate.md, *Warm sequential runs*).
+// against 24-38 us on host-x86-2core; docs/explanation/calibration.md, *Warm sequential runs*).
 RunResult Calibrator::train_warm(const RunSpec& spec) {
   read_ahead(spec, *dataset_);
   return train(spec);
@@ -401,7 +401,7 @@ BatchCount Calibrator::step_scaling_steps() const {
 // The step beside k = 0..cores spinning processes, as python/edgetwin_trace.py measures it for
 // Python runs: what a CPU-only step loses to busy workers beyond fair sharing (a single-thread
 // step beside two spinners on two cores took 1.7-1.9x, fair sharing says 1.5x;
-// docs/validation.md). A GPU step does not run on the CPU: not measured there.
+// docs/explanation/validation.md). A GPU step does not run on the CPU: not measured there.
 void Calibrator::measure_step_scaling() {
   if (data_.reference_gpu_freq_hz > 0) return;
   const int settings = data_.host.online_cores + 1;
@@ -421,7 +421,7 @@ void Calibrator::measure_step_scaling() {
 // CPU-only with one intra-op thread on more than one core: the step's share of a core while a
 // worker per core keeps every core busy (costs.step_share). The scheduler favours the trainer
 // that slept in its wait for the batch: beside busy workers its step gets more than fair
-// sharing gives and more than beside the spinners of measure_step_scaling (docs/model.md, *The
+// sharing gives and more than beside the spinners of measure_step_scaling (docs/explanation/model.md, *The
 // trainer's share of a core*).
 bool Calibrator::measures_step_share() const {
   return data_.reference_gpu_freq_hz <= 0 && data_.host.online_cores > 1 && setup_.intra_op_threads == 1;
@@ -430,7 +430,7 @@ bool Calibrator::measures_step_share() const {
 // Every core at each of the plan's share batch sizes; then, where the plan asks, the same workers
 // pinned to one CPU at the workload's batch size: the grids' one-core points run there, and on
 // one core the trainer's step kept most of the CPU while the worker threads waited
-// (docs/validation.md, *One-worker traces at every batch size, and the fresh sessions*).
+// (docs/explanation/validation.md).
 std::vector<Calibrator::ShareRun> Calibrator::share_runs() const {
   const CalibrationPlan& p = setup_.plan;
   std::vector<ShareRun> runs;
@@ -473,7 +473,7 @@ void Calibrator::measure_step_share() {
 // The kernel's placement with more runnable threads than cores (costs.placement_idle): a
 // synthetic pipeline whose worker threads (this loader's kind of worker) and trainer spin the
 // workload's loading and step times at its batch size, as calibrated. Not the workload's own
-// code: what is measured is the scheduler's, the part fair sharing misses (docs/model.md,
+// code: what is measured is the scheduler's, the part fair sharing misses (docs/explanation/model.md,
 // *Cores the kernel leaves idle*).
 void Calibrator::measure_placement() {
   const CalibrationPlan& p = setup_.plan;

@@ -128,7 +128,7 @@ std::string today() {
 
 Provenance model_provenance(const CensusOptions& o, const Census& c) {
   return {"counted", fmt::format("{} (LibTorch {}, {}): one traced {} training step at batch {}; MACs, FLOPs = 2 x MACs, "
-                                 "bytes and kernels of every op of forward and backward (docs/census.md)",
+                                 "bytes and kernels of every op of forward and backward (docs/explanation/census.md)",
                                  o.command, libtorch_version(), today(), c.optimizer, c.batch_size)};
 }
 
@@ -167,7 +167,7 @@ std::vector<EstimateRow> estimates(const std::vector<DeviceSpec>& devices, const
     if (!roofline)
       throw ConfigError({d.source.at(d.gpu ? "gpu" : "cpu",
                                      "no roofline to estimate on: the device needs fp32_flops_per_cycle and an "
-                                     "[efficiency] table (docs/schema.md)")});
+                                     "[efficiency] table (docs/reference/schema.md)")});
     const RooflineStep step = roofline_step(model, *roofline, batch);
     rows.push_back({d.name, batch, step.seconds, step.class_s});
   }

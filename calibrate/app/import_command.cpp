@@ -18,7 +18,7 @@
 namespace edgetwin::calibrate {
 
 CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
-  CLI::App* c = app.add_subcommand("import", "build a profile from Python training logs (docs/import.md)");
+  CLI::App* c = app.add_subcommand("import", "build a profile from Python training logs (docs/explanation/import.md)");
   c->add_option("--workload", o.workload, "workload name or file")->required();
   c->add_option("--trace", o.traces, "trace CSV (epoch,batch,batch_size,fetch_s,compute_s[,io_s]); repeatable");
   c->add_option("--cold-then-warm-trace", o.cold_then_warm_traces,
@@ -44,7 +44,7 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
               "also measure the core time the kernel leaves idle (costs.placement_idle) with worker processes at the "
               "imported times, on this machine: run it on the device the traces came from");
   c->add_flag("--accept-disturbed", o.accept_disturbed,
-              "import runs that other processes disturbed (docs/import.md, *A disturbed run*) with a warning and a note "
+              "import runs that other processes disturbed (docs/explanation/import.md, *A disturbed run*) with a warning and a note "
               "in the profile, instead of refusing them");
   return c;
 }

@@ -1,5 +1,5 @@
 // `edgetwin-calibrate import`: a profile from Python training logs, through the import
-// library (docs/import.md lists the options). The profile is written like `run` writes it:
+// library (docs/explanation/import.md lists the options). The profile is written like `run` writes it:
 // loaded back with the simulator's loader before it replaces anything.
 #pragma once
 

@@ -1,6 +1,6 @@
 // costs.placement_idle for a pipeline of worker processes, as the DataLoader's, measured on
 // this machine at the costs' own times at one batch size (calibrate/hardware/placement_probe.hpp;
-// docs/model.md, *Cores the kernel leaves idle*): a worker spins the loading (fetch, preprocess,
+// docs/explanation/model.md, *Cores the kernel leaves idle*): a worker spins the loading (fetch, preprocess,
 // collate) and the send, the trainer the receive, the step and its extra beside workers.
 //
 // Contract: measure_process_placement sets costs.placement_idle to each setting's median over

@@ -1,5 +1,5 @@
 // Turns what a calibration measured into the profile the simulator loads. Derivations (also
-// in docs/calibrate.md):
+// in docs/explanation/calibration.md):
 //   fetch_cpu_s_per_sample       median over repetitions of sequential (w = 0) warm-cache runs
 //                                of sum(fetch_s) / samples: the copy out of RAM or the read of
 //                                a cached file, i.e. the CPU side of fetching (the simulator

@@ -69,7 +69,7 @@ std::string memory_lines(const Census& c) {
   out += fmt::format("  from batches {} and {}: saved {} + B x {}, workspace {} + B x {}\n", c.batch_size,
                      2 * c.batch_size, bytes(c.saved_fixed_bytes), bytes(c.saved_bytes_per_sample),
                      bytes(c.workspace_fixed_bytes), bytes(c.workspace_bytes_per_sample));
-  out += fmt::format("  a step at batch B: {} + B x {} (docs/census.md)\n", bytes(modelled_step_bytes(c, 0)),
+  out += fmt::format("  a step at batch B: {} + B x {} (docs/explanation/census.md)\n", bytes(modelled_step_bytes(c, 0)),
                      bytes(modelled_step_bytes(c, 1) - modelled_step_bytes(c, 0)));
   return out;
 }

@@ -61,7 +61,7 @@ struct TrainingSetup {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name, std::vector<at::Tensor> parameters) {
   if (name == "adam") return std::make_unique<torch::optim::Adam>(parameters, torch::optim::AdamOptions(1e-3));
-  // The study's SGD: learning rate 0.01, momentum 0.9 (docs/sources.md).
+  // The study's SGD: learning rate 0.01, momentum 0.9 (docs/reference/sources.md).
   return std::make_unique<torch::optim::SGD>(parameters,
                                              torch::optim::SGDOptions(0.01).momentum(name == "sgd" ? 0.0 : 0.9));
 }

@@ -1,7 +1,7 @@
 // Takes a model's census from one real, traced training step in LibTorch, and measures the
 // memory of real training steps at other batch sizes. No torch header in this interface.
 //
-// Contract: the step is the study's (docs/sources.md): zero_grad, forward in train() mode,
+// Contract: the step is the study's (docs/reference/sources.md): zero_grad, forward in train() mode,
 // cross-entropy against random labels, backward, optimizer step; one untraced step first, so
 // that gradients and optimizer state exist as they do in steady training and lazy set-up is
 // not counted. The model is a built-in (model_names()) or a TorchScript file; bad input

@@ -7,14 +7,14 @@
 // OpKind::view: no arithmetic, no kernel, no bytes. A name without a rule is OpKind::unknown:
 // the census then counts the calls inside it, or lists it by name; it is never counted as 0.
 //
-// The conventions (docs/census.md):
+// The conventions (docs/explanation/census.md):
 //   MACs    multiply-accumulates of convolutions, linear layers and matrix products; bias,
 //           activations, norms and pooling are not MACs (fvcore, ptflops, thop);
 //   FLOPs   2 x MACs (the MobileNet papers, torch.utils.flop_counter; [model] *_flops);
 //   ops     2 x MACs + one add per biased output + every other arithmetic operation at the
 //           per-element counts of the table in op_rules.cpp (the roofline's arithmetic);
 //   lecture the rules of pthflops' JIT mode, which printed the lecture's LeNet table
-//           (docs/sources.md): convolution outputs x (C_in / groups x kernel + 1 with a
+//           (docs/reference/sources.md): convolution outputs x (C_in / groups x kernel + 1 with a
 //           bias), linear outputs x in_features (bias not counted), ReLU 2 per element,
 //           max-pool (kernel - 1) per output, average pool kernel per output, batch norm 2
 //           per element, add and mul one per element of the first input; any other op is

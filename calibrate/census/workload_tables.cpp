@@ -52,7 +52,7 @@ Replacements model_lines(const ModelSpec& m) {
 }
 
 constexpr const char* kOpsComment =
-    "# Per class of operation (edgetwin-calibrate census; docs/census.md): ops = 2 x MACs + bias adds +\n"
+    "# Per class of operation (edgetwin-calibrate census; docs/explanation/census.md): ops = 2 x MACs + bias adds +\n"
     "# element-wise arithmetic of forward and backward; bytes = tensors read and written; *_per_step do\n"
     "# not grow with the batch (weights, gradients, optimizer state, the update).\n";
 

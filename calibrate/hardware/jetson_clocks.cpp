@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// GPU devfreq nodes by board, from docs/sources.md.
+// GPU devfreq nodes by board, from docs/reference/sources.md.
 constexpr const char* kGpuDevfreqDirs[] = {
     "sys/devices/57000000.gpu/devfreq/57000000.gpu",                    // Nano (JetPack 4)
     "sys/devices/17000000.gv11b/devfreq/17000000.gv11b",                // AGX Xavier, Xavier NX

@@ -1,5 +1,5 @@
 // Where a Jetson (or any Linux board) exposes its clocks in sysfs/debugfs, and what they are.
-// Paths from docs/sources.md: cpufreq per core, GPU devfreq (Nano 57000000.gpu,
+// Paths from docs/reference/sources.md: cpufreq per core, GPU devfreq (Nano 57000000.gpu,
 // Xavier/NX 17000000.gv11b, Orin 17000000.ga10b), EMC through bpmp debugfs (Xavier/Orin) or
 // tegra_bwmgr (Nano), core hotplug through cpuN/online.
 //

@@ -1,5 +1,5 @@
 // How much core time the kernel leaves idle in a DataLoader pipeline with more runnable threads
-// than cores (costs.placement_idle, sim/config/specs.hpp; docs/model.md, *Cores the kernel
+// than cores (costs.placement_idle, sim/config/specs.hpp; docs/explanation/model.md, *Cores the kernel
 // leaves idle*).
 //
 // Why a synthetic pipeline: the loss is the scheduler's, not the workload's code. A woken thread

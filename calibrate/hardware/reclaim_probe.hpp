@@ -1,7 +1,7 @@
 // The CPU a page-cache miss costs when memory is short. With RAM to spare a miss costs the
 // read's own kernel work; once the page cache is full every page read in makes the kernel
 // reclaim one (LRU scans, unmapping, kswapd or the reader's direct reclaim), CPU that
-// docs/validation.md found missing under the balloon (the JPEG grid's balloon point 23-27 %
+// docs/explanation/validation.md found missing under the balloon (the JPEG grid's balloon point 23-27 %
 // too fast with its stall short).
 //
 // Contract: measure_reclaim() reads `files` whole, one after another in a shuffled order, in
@@ -16,7 +16,7 @@
 //   4. pressured: again under the balloon, the cache full: what misses now also reclaims
 //      (`repeats` passes; each leaves the cache as full as it found it).
 // The rates are medians over the passes of a kind: one cold pass's CPU swung 2x between the
-// rounds of one session while the pressured ones stayed within 10 % (docs/validation.md,
+// rounds of one session while the pressured ones stayed within 10 % (docs/explanation/validation.md,
 // *The reclaim probe's repeats*), and the reclaim is a difference of such rates.
 // reclaim_cpu_s_per_byte() is the median over the pressured passes of a pass's CPU less what
 // its hits and misses cost at the median warm and cold rates, per missed byte, at least 0.

@@ -250,7 +250,7 @@ double at_least_zero(double seconds, const char* field, DerivedCosts& out) {
 }  // namespace
 
 // The lengthening grows with the batch (the trainer's step beside a worker handing over larger
-// tensors, docs/validation.md); with several batch sizes it is a line in the batch's bytes.
+// tensors, docs/explanation/validation.md); with several batch sizes it is a line in the batch's bytes.
 void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out) {
   const std::vector<StepExtraPoint> points = step_extra_points(reference);
   if (points.empty()) return;

@@ -1,5 +1,5 @@
 // The costs of running beside DataLoader worker processes, derived from per-batch traces that
-// carry the run's settings (python/edgetwin_trace.py's columns; docs/import.md, *How each cost
+// carry the run's settings (python/edgetwin_trace.py's columns; docs/explanation/import.md, *How each cost
 // is derived*). Each rule is a closed form over medians:
 //
 //   receive (handoff)  traces with workers >= 1, batches past the first workers x prefetch:

@@ -1,5 +1,5 @@
 // Derives CostSpec fields from per-batch logs of Python training runs. The rules, also in
-// docs/import.md:
+// docs/explanation/import.md:
 //
 //   compute            median compute_s per batch size seen -> ComputeCurve points
 //   fetch_cpu          sequential run with io_s: median over batches of io_s / batch_size;

@@ -1,5 +1,5 @@
 // Whether the runs behind an import were disturbed: checks of the traces against each other
-// and against the machine, made before anything is derived (docs/import.md, *A disturbed run*).
+// and against the machine, made before anything is derived (docs/explanation/import.md, *A disturbed run*).
 //
 // Why: a calibration with another process's heavy work beside it caught the step at twice its
 // length, at 0.44-0.59 of a core, and the import turned it into a profile whose predictions
@@ -42,7 +42,7 @@ constexpr double kMaxOtherCores = 0.25;
 // to 1; the disturbed calibration of issue 43 gave the step 0.44-0.59.
 constexpr double kMinStepShare = 0.8;
 // One worker process beside the step lengthens it 1.15-1.24x on a quiet machine (LeNet: 4.6 ->
-// 5.7 ms on the JPEG folder, 4.8 -> 5.5 ms on MNIST; docs/import.md, *Why the
+// 5.7 ms on the JPEG folder, 4.8 -> 5.5 ms on MNIST; docs/explanation/import.md, *Why the
 // step-with-workers rule*); the disturbed calibration of issue 43: 2x.
 constexpr double kMaxStepWithWorkerRatio = 1.5;
 // Repeats of one setting on a quiet machine: 8.3-8.8 ms means of the sequential LeNet runs

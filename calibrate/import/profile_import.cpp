@@ -59,7 +59,7 @@ std::vector<BatchRecord> read_for_one_rule(const std::vector<std::filesystem::pa
 }
 
 // Traces whose every row is in an epoch --skip-epochs leaves out: the one-epoch workers=1 traces
-// of docs/import.md's table were dropped this way without a word (issue 43).
+// of docs/explanation/import.md's table were dropped this way without a word (issue 43).
 std::vector<std::string> dropped_whole(const std::vector<BatchRecord>& rows, const std::vector<std::string>& files,
                                        int skip_epochs) {
   std::vector<bool> kept(files.size(), false);

@@ -1,4 +1,4 @@
-// Reads the Jetson study's per-run CSV logs (dream-lab/edge-train-bench, docs/sources.md):
+// Reads the Jetson study's per-run CSV logs (dream-lab/edge-train-bench, docs/reference/sources.md):
 //   <prefix>_fetch.csv        epoch, batch_idx, fetchtime, fetchtime_ms, log_time
 //   <prefix>_compute.csv      epoch, batch_idx, computetime, computetime_ms, log_time
 //   <prefix>_epoch_stats.csv  epoch, time, loss, accuracy, epochtime_ms, log_time  (optional)

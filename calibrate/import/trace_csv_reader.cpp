@@ -46,7 +46,7 @@ void read_optional_count(const CsvTable& t, std::size_t r, const std::string& co
   out = static_cast<int>(t.whole_number(r, column, lowest, highest, problems));
 }
 
-// The run settings python/edgetwin_trace.py writes beside the times (docs/import.md).
+// The run settings python/edgetwin_trace.py writes beside the times (docs/explanation/import.md).
 void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector<Diagnostic>& problems) {
   const double most = physical_range("worker processes").largest;
   read_optional_count(t, r, "workers", 0, most, b.workers, problems);

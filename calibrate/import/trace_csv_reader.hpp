@@ -1,4 +1,4 @@
-// Reads the plain per-batch trace CSV a PyTorch loop writes (docs/import.md):
+// Reads the plain per-batch trace CSV a PyTorch loop writes (docs/explanation/import.md):
 // header `epoch,batch,batch_size,fetch_s,compute_s` with optional `io_s` and the run settings
 // python/edgetwin_trace.py writes (workers, prefetch_factor, threads, busy_cores, batch_bytes,
 // iter_s); columns in any order,

@@ -1,4 +1,4 @@
-// The LeNet of the lecture's profiling demo (docs/sources.md): no padding, so conv1 gives
+// The LeNet of the lecture's profiling demo (docs/reference/sources.md): no padding, so conv1 gives
 // 6 x 24 x 24 and fc1 takes 16 x 4 x 4 = 256 features; fc 256->120->60->classes with a ReLU
 // after every layer, the last included. Its census under the lecture's convention must give
 // the lecture's table (89,856 ... 20; 295,700 in all); the study trains LeNet5 instead.

@@ -59,7 +59,7 @@ std::vector<double> run_with_cores(const Dataset& dataset, const SampleTransform
 
 }  // namespace
 
-// The hypervisor slows one vCPU at a time for minutes (docs/validation.md, *The host's slow
+// The hypervisor slows one vCPU at a time for minutes (docs/explanation/validation.md, *The host's slow
 // periods*). Timed on the first k CPUs only, one thread alone ran on CPU 0 and two on CPUs 0
 // and 1, so a slow CPU 1 read as contention and a slow CPU 0 as the opposite (the factor
 // 0.87-1.21 over one session's rounds). Rotated, every k covers every CPU alike.

@@ -19,7 +19,7 @@
 
 namespace edgetwin::calibrate {
 
-// The machine's speed drifts over minutes (docs/validation.md); interleaving the settings keeps
+// The machine's speed drifts over minutes (docs/explanation/validation.md); interleaving the settings keeps
 // a slow phase from landing on one k alone.
 inline constexpr int kPreprocessScalingRounds = 5;
 

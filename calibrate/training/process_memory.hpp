@@ -16,7 +16,7 @@ bool reset_peak_resident();
 // LibTorch frees and reallocates every step's activations; with glibc's default dynamic
 // mmap/trim thresholds the larger ones (batch >= 64 on the dev VM) went back to the kernel each
 // step and were faulted in again, which made steps 2-4x slower in some runs and not in others
-// (docs/validation.md, "allocator churn"). Fixed thresholds make runs repeatable; both
+// (docs/explanation/validation.md, "allocator churn"). Fixed thresholds make runs repeatable; both
 // edgetwin-calibrate and edgetwin-validate set them first thing, so calibration and
 // validation measure the same allocator.
 void use_repeatable_allocator();

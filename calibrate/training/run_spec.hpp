@@ -2,7 +2,7 @@
 //
 // Contract: plain data, no torch header, so the app and validate include it freely. The
 // DataLoader settings are the simulator's LoaderSpec (sim/config/specs.hpp, where their
-// defaults live); the optimizer's are the Jetson study's (docs/catalogue.md): SGD lr 0.01
+// defaults live); the optimizer's are the Jetson study's (docs/reference/catalogue.md): SGD lr 0.01
 // momentum 0.9. validate_run_spec() lists every bad field at once as a ConfigError (the
 // app's exit code 2), loader fields in the simulator's wording (check_loader).
 #pragma once

@@ -1,4 +1,4 @@
-// The transform the study used for each dataset format (the study's scripts, docs/sources.md).
+// The transform the study used for each dataset format (the study's scripts, docs/reference/sources.md).
 // Torch header: include from torch translation units only.
 //
 //   mnist        ToTensor, Normalize(0.1307, 0.3081)  (torchvision MNIST example values)

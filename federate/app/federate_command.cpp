@@ -106,7 +106,7 @@ FleetSpec load_base_spec(const FederateOptions& o) {
   if (!spec.learning)
     throw ConfigError({Diagnostic{spec.source_file, 0, 0, "learning",
                                   "missing required table; edgetwin-federate learns what [learning] names (the data "
-                                  "set, its partition, the optimizer, the target): docs/schema.md"}});
+                                  "set, its partition, the optimizer, the target): docs/reference/schema.md"}});
   apply_overrides(o, spec);
   return spec;
 }

@@ -1,6 +1,6 @@
 // edgetwin-federate's one command: plans a fleet's rounds as plan-round does, then trains the
 // rounds' counted updates for real while edgetwin's round engine keeps the clock, and reports
-// the time and the energy to the target accuracy (docs/federated.md, "Learning").
+// the time and the energy to the target accuracy (docs/explanation/federated.md, "Learning").
 //
 // Contract: every input problem (the fleet file and its [learning] table, the data set, the
 // model, the options) is a located ConfigError, raised before anything trains; a single plan

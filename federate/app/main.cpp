@@ -1,7 +1,7 @@
 // edgetwin-federate: federated training with real learning on edgetwin's clock. Plans a
 // fleet's rounds as `edgetwin plan-round` does, trains each round's counted updates for real
 // with LibTorch and reports the simulated time and energy to the target accuracy
-// (docs/federated.md, "Learning"). Bad input exits 2 with a located message.
+// (docs/explanation/federated.md, "Learning"). Bad input exits 2 with a located message.
 #include <string>
 #include <vector>
 

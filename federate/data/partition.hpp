@@ -1,5 +1,5 @@
 // How a learning run splits the training set over a fleet's devices (the partitions
-// flwr-datasets names; docs/federated.md, "Learning"): each device gets exactly the samples
+// flwr-datasets names; docs/explanation/federated.md, "Learning"): each device gets exactly the samples
 // its fleet draw says.
 //
 // Contract of partition_dataset(labels, classes, sizes, spec, with_replacement, seed):

@@ -1,5 +1,5 @@
 // Rounds timed as FedScale's simulator times them, for the same learning beside edgetwin's
-// clock (docs/federated.md, "The FedScale clock beside it").
+// clock (docs/explanation/federated.md, "The FedScale clock beside it").
 //
 // Contract, per round r starting at t_r (the first at 0, each next one when the previous ends):
 //   - every device available at t_r (device_available, the same draws as the round engine's)

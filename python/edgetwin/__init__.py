@@ -1,4 +1,4 @@
-"""edgetwin from Python: the simulator's commands as functions (docs/python.md).
+"""edgetwin from Python: the simulator's commands as functions (docs/reference/python.md).
 
     import edgetwin
 
@@ -16,7 +16,7 @@ Each simulation runs in a forked child process (SimGrid holds one engine per pro
 the GIL released: calls from several threads at once are safe and run side by side.
 
 `edgetwin.trace` writes per-batch traces of a PyTorch loop, and `python3 -m edgetwin.profile`
-turns a PyTorch script into a profile (docs/import.md).
+turns a PyTorch script into a profile (docs/explanation/import.md).
 """
 
 import json
@@ -40,6 +40,24 @@ except ImportError as _missing:  # the source tree, or a build without pybind11:
                               "build/python on PYTHONPATH") from self._error
 
     _native = _NoNative(_missing)
+
+
+def _installed_prefix():
+    """PREFIX when this package is installed as PREFIX/lib/pythonX.Y/dist-packages/edgetwin
+    (`cmake --install`, the .deb), else None (the build tree's package)."""
+    parts = os.path.dirname(os.path.abspath(__file__)).split(os.sep)
+    if len(parts) >= 5 and parts[-2] in ("dist-packages", "site-packages") and parts[-3].startswith("python") \
+            and parts[-4] == "lib":
+        return os.sep.join(parts[:-4]) or os.sep
+    return None
+
+
+# An installed package reads the catalogue installed beside it (PREFIX/share/edgetwin, as the
+# installed programs do: sim/app/data_dir.hpp), unless EDGETWIN_DATA_DIR says otherwise.
+_PREFIX = _installed_prefix()
+if _PREFIX and not os.environ.get("EDGETWIN_DATA_DIR") \
+        and os.path.isdir(os.path.join(_PREFIX, "share", "edgetwin", "devices")):
+    os.environ["EDGETWIN_DATA_DIR"] = os.path.join(_PREFIX, "share", "edgetwin")
 
 __all__ = [
     "Error", "InputError", "SimulationError", "ProgramError", "Diagnostic",
@@ -177,7 +195,7 @@ def _flat(row, prefix=""):
 
 class Prediction(Record):
     """`edgetwin predict --json`: device, workload, estimated, estimates, config and epochs (one
-    record per epoch: e2e_s, stall_s, compute_s, ... as docs/schema.md defines them)."""
+    record per epoch: e2e_s, stall_s, compute_s, ... as docs/reference/schema.md defines them)."""
 
     __slots__ = ()
 
@@ -404,14 +422,16 @@ def plan_round(fleet, *, objective="energy", **options):
 
 def program(name):
     """The path of one of edgetwin's programs (edgetwin, edgetwin-calibrate, edgetwin-federate):
-    $EDGETWIN_FEDERATE etc. where set, else this build's, else the one on PATH."""
+    $EDGETWIN_FEDERATE etc. where set, else the one installed beside this package, else this
+    build's, else the one on PATH."""
     variable = "EDGETWIN_" + name.removeprefix("edgetwin").removeprefix("-").upper().replace("-", "_")
     variable = "EDGETWIN_PROGRAM" if variable == "EDGETWIN_" else variable
     try:
         built = _native.programs.get(name)
     except ImportError:  # the source tree's package: the environment or PATH
         built = None
-    for candidate in (os.environ.get(variable), built, shutil.which(name)):
+    installed = os.path.join(_PREFIX, "bin", name) if _PREFIX else None
+    for candidate in (os.environ.get(variable), installed, built, shutil.which(name)):
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     raise ProgramError(f"{name} not found: build it (cmake --build build --target {name}), put it on PATH, "
@@ -458,7 +478,7 @@ def run_program(name, words):
 
 def federate(fleet, **options):
     """`edgetwin-federate --fleet FLEET --json`: federated training with real learning on
-    edgetwin's clock (docs/federated.md); returns the parsed JSON report. Options as on its
+    edgetwin's clock (docs/explanation/federated.md); returns the parsed JSON report. Options as on its
     command line: rounds, target_accuracy, jobs, compare, fedscale, seed, ...
 
     It runs the program (LibTorch), which the bindings do not link: errors come back as

@@ -3,7 +3,7 @@
     python3 -m edgetwin.profile --dataset mymodule:make_dataset --model mymodule:make_model \\
         --batch-sizes 16,32 --device host-x86-2core --workload my.toml --out profile.toml
 
-runs every short run of docs/import.md's table "Which short runs a profile needs", the way the
+runs every short run of docs/explanation/import.md's table "Which short runs a profile needs", the way the
 table says, each in a fresh process with glibc's malloc thresholds fixed, then
 `edgetwin-calibrate import` on their traces. One progress line per run with its wall time,
 then a summary of what was measured and what was kept from the workload.
@@ -22,7 +22,7 @@ The plan (--quick: the first four, shorter):
   7. the placement probe (the import's --measure-placement; about 150 s on 2 cores).
 
 Every trace records what other processes took of the CPUs (other_cpu_s); the import refuses
-a disturbed run (docs/import.md, *A disturbed run*), and the command measures such a run
+a disturbed run (docs/explanation/import.md, *A disturbed run*), and the command measures such a run
 again, --retries times at most, before it gives up with exit 2 naming the trace.
 
 --dataset and --model name callables `module:function` (the module found from the current
@@ -53,7 +53,7 @@ import tomllib
 import edgetwin
 
 # glibc's thresholds fixed as validate/pytorch_train.py's settle_glibc_malloc fixes them: left
-# dynamic, a process's step takes 5 or 12-17 ms at random (docs/import.md).
+# dynamic, a process's step takes 5 or 12-17 ms at random (docs/explanation/import.md).
 MALLOC_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "67108864"}
 
 # validate/pytorch_calibration.cpp's numbers: at most 1000 batches over the sequential traces
@@ -330,7 +330,7 @@ def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed):
 
 def parse_arguments(argv):
     p = argparse.ArgumentParser(prog="python3 -m edgetwin.profile",
-                                description="Run the short runs a profile needs and import them (docs/import.md)")
+                                description="Run the short runs a profile needs and import them (docs/explanation/import.md)")
     p.add_argument("--dataset", required=True, help="module:function returning the torch Dataset")
     p.add_argument("--model", required=True, help="module:function returning the nn.Module")
     p.add_argument("--transform", help="module:function returning the transform given to the dataset's function")

@@ -4,7 +4,7 @@ This is `edgetwin.trace` of the edgetwin package, and also a file of its own: co
 python/edgetwin_trace.py (a link to python/edgetwin/trace.py) beside a training script and
 `import edgetwin_trace`; it needs only the standard library and torch.
 
-The columns and what each one measures are defined in docs/import.md, section *(b) The
+The columns and what each one measures are defined in docs/explanation/import.md, section *(b) The
 trace CSV*. Two lines in a training script write it:
 
     import edgetwin_trace
@@ -53,7 +53,7 @@ loses its own `.to(device)`. For each batch it writes one row:
 * `step_cpu_s`: the CPU time the trainer's thread spent in the loop body (`time.thread_time()`
   over `compute_s`'s span). On one intra-op thread, `step_cpu_s / compute_s` is the share of
   a core the step got; beside worker processes that keep the cores busy it tells how far the
-  scheduler favours the trainer (docs/import.md, `--share-trace`). With more intra-op
+  scheduler favours the trainer (docs/explanation/import.md, `--share-trace`). With more intra-op
   threads it holds the calling thread's part only.
 * `cores`: how many CPUs the trainer's process may run on when the epoch starts (its CPU
   affinity, which the loader's worker processes inherit): the cores the loop shared, for
@@ -62,7 +62,7 @@ loses its own `.to(device)`. For each batch it writes one row:
   timed: the machine's busy CPU time (its CPUs times the wall time, less their idle time from
   /proc/uptime) less `cpu_s`. The idle counter ticks every 10 ms, so a row's value is coarse
   and may be negative; summed over a trace it says whether something else ran beside the
-  measurement, and the import refuses a trace that others kept busy (docs/import.md, *A
+  measurement, and the import refuses a trace that others kept busy (docs/explanation/import.md, *A
   disturbed run*). Empty where `cpu_s` is, or off Linux.
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
@@ -72,7 +72,7 @@ The rows go to `<path>.partial`, renamed to `<path>` by `close()` (or by leaving
 block normally). An exception out of the `with` block removes the partial file, and so does
 a trace that is never closed, so a file under the output name is always complete.
 
-Turning a trace into a profile (docs/import.md, section *Command line*):
+Turning a trace into a profile (docs/explanation/import.md, section *Command line*):
 
     # num_workers=0: the loop itself loads every batch, so fetch_s holds the per-sample
     # loader costs
@@ -90,7 +90,7 @@ counts, is measured apart, on a batch the script already has:
 runs the step on 1..n intra-op threads while 0..n other processes spin on the CPU (standing
 in for busy workers), and writes the same columns plus `busy_cores`. Import it after the
 traces (`--trace trace_w0.csv --trace trace_w1.csv --trace scaling.csv`); the first trace's
-threads are the reference (docs/import.md, *How each cost is derived*).
+threads are the reference (docs/explanation/import.md, *How each cost is derived*).
 
 Only the standard library and torch are used.
 """
@@ -282,7 +282,7 @@ class _MachineCpuClock:
     CPUs times the wall time, less the time they were idle (/proc/uptime's second field, the
     idle seconds summed over the CPUs; ticks of 10 ms). Less the trace's own `cpu_s`, it is what
     other processes took while the run was measured (`other_cpu_s`): the import refuses a trace
-    that others disturbed (docs/import.md, *A disturbed run*). None where /proc/uptime cannot be
+    that others disturbed (docs/explanation/import.md, *A disturbed run*). None where /proc/uptime cannot be
     read (not Linux)."""
 
     def __init__(self):

@@ -1,5 +1,5 @@
 // The Python extension `edgetwin._native`: the simulator's commands for python/edgetwin/, which
-// wraps them in Python functions, result objects and exceptions (docs/python.md).
+// wraps them in Python functions, result objects and exceptions (docs/reference/python.md).
 //
 // Contract: every function returns (outcome, text[, exit_code]), outcome one of "ok", "input",
 // "failed", "interrupted" (python/native/isolated_call.hpp); nothing here raises for bad
@@ -162,7 +162,7 @@ Answer run_command(const std::string& command, std::vector<std::string> words) {
   if (const auto option = output_option_given(command, c))
     return answer({Outcome::input,
                    input_error_json(*option, "not taken by the Python bindings, which return the results; write them "
-                                             "from the returned object (docs/python.md)")});
+                                             "from the returned object (docs/reference/python.md)")});
   // The exit code travels in front of the text, one character.
   const IsolatedResult r = run_isolated([&]() -> std::string {
     int exit_code = 0;
@@ -181,7 +181,7 @@ Answer run_command(const std::string& command, std::vector<std::string> words) {
 
 PYBIND11_MODULE(_native, m) {
   using namespace edgetwin::python;
-  m.doc() = "edgetwin's simulator for python/edgetwin/: commands run in forked children (docs/python.md)";
+  m.doc() = "edgetwin's simulator for python/edgetwin/: commands run in forked children (docs/reference/python.md)";
   m.def("shipped", &edgetwin::shipped_names, py::arg("kind"), py::call_guard<py::gil_scoped_release>(),
         "Shipped names of a kind (devices, workloads, fleets)");
   m.def("load", &load, py::arg("kind"), py::arg("value"), py::call_guard<py::gil_scoped_release>(),

@@ -1,4 +1,4 @@
-"""The example of docs/python.md, run as the page shows it (a command shown in a doc is one CI
+"""The example of docs/how-to/use-from-python.md, run as the page shows it (a command shown in a doc is one CI
 runs): it plans the fleet, prints, and writes its figure."""
 
 import os
@@ -25,7 +25,7 @@ def python_blocks(page):
 
 
 def test_the_fleet_example_plans_prints_and_plots(tmp_path):
-    blocks = python_blocks("python.md")
+    blocks = python_blocks("how-to/use-from-python.md")
     assert len(blocks) == 1
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(edgetwin.__file__)))
     done = subprocess.run([sys.executable, "-c", blocks[0]], cwd=tmp_path, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Tests of python/edgetwin_trace.py against the trace CSV of docs/import.md."""
+"""Tests of python/edgetwin_trace.py against the trace CSV of docs/explanation/import.md."""
 
 import collections
 import csv
@@ -719,7 +719,7 @@ def test_loader_scaling_writes_a_row_per_timed_batch_of_each_setting(tmp_path):
     assert [r["busy_cores"] for r in rows] == ["0"] * 3 + ["1"] * 3
     assert [r["epoch"] for r in rows] == ["0"] * 3 + ["1"] * 3
     assert all(r["batch_size"] == "8" and r["batch_bytes"] == str(8 * 48 * 4 + 8 * 8) for r in rows)
-    # compute_s 0 marks a load timed alone for edgetwin-calibrate import (docs/import.md)
+    # compute_s 0 marks a load timed alone for edgetwin-calibrate import (docs/explanation/import.md)
     assert all(float(r["compute_s"]) == 0 and float(r["fetch_s"]) > 0 and float(r["fetch_cpu_s"]) >= 0 for r in rows)
     # this process loaded 2 x (3 + 2) batches; the busy process loaded more beside it
     assert counter.value > 2 * (3 + 2)  # (racy increments undercount, never overcount)

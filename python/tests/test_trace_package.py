@@ -48,7 +48,7 @@ def test_the_copy_is_the_package_module():
 
 
 def test_the_copy_works_alone_beside_a_script(tmp_path):
-    # As docs/import.md says: copy the file beside the script, import it; no package around it.
+    # As docs/explanation/import.md says: copy the file beside the script, import it; no package around it.
     shutil.copy(os.path.join(PYTHON_DIR, "edgetwin_trace.py"), tmp_path / "edgetwin_trace.py")
     script = tmp_path / "train.py"
     script.write_text(

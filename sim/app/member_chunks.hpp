@@ -44,7 +44,7 @@ struct ChunkSettings {
   ChunkDistribution* distribution = nullptr;
   // Members side by side in one engine. Not more: SimGrid 3.32 removes each finished activity
   // from one list of all activities in flight, so an engine's cost grows with the square of
-  // its members (docs/simgrid.md, pitfall 13); fewer, and the fork per chunk shows.
+  // its members (docs/explanation/simgrid.md, pitfall 13); fewer, and the fork per chunk shows.
   std::size_t chunk_size = 64;
 };
 

@@ -32,10 +32,10 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
   cmd->add_flag("--csv", o.csv, "Write one CSV row per device and round instead of a table")->excludes(json);
   cmd->add_option("--gantt", o.gantt, "Draw round 1 as a Gantt chart (PNG or SVG, by extension)");
   cmd->add_option("--client-configs", o.client_configs,
-                  "Write each device's plan as JSON for its FL client into this directory (docs/federated.md)");
+                  "Write each device's plan as JSON for its FL client into this directory (docs/explanation/federated.md)");
   cmd->add_option("--frontier", o.frontier_points, "Deadlines on the energy-deadline frontier")->capture_default_str();
   cmd->add_option("--jobs", o.chunks.jobs, "Processes simulating at once")->capture_default_str();
-  cmd->add_option("--max-devices", o.max_devices, "Refuse a fleet of more devices than this (docs/reliability.md)")
+  cmd->add_option("--max-devices", o.max_devices, "Refuse a fleet of more devices than this (docs/reference/reliability.md)")
       ->capture_default_str();
   cmd->add_flag("--single-engine", o.single_engine,
                 "Simulate the rounds with every device's pipeline in the round engine instead of replaying its "

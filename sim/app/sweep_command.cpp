@@ -43,7 +43,7 @@ void add_sweep_command(CLI::App& app, SweepOptions& o) {
       ->capture_default_str();
   cmd->add_option("--jobs", o.settings.chunks.jobs, "Processes simulating at once")->capture_default_str();
   cmd->add_option("--window", o.settings.window_batches,
-                  "Batches simulated per epoch before extrapolating (0: whole epochs; docs/performance.md gives the "
+                  "Batches simulated per epoch before extrapolating (0: whole epochs; docs/explanation/performance.md gives the "
                   "error)")
       ->capture_default_str();
   cmd->add_option("--chunk-size", o.settings.chunks.chunk_size, "Configurations simulated side by side in one engine")

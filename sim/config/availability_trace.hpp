@@ -1,7 +1,7 @@
 // A device group's availability trace, in the shape FedScale's client availability traces
 // have: per device, the times it becomes active and inactive, alternating.
 //
-// File format (text, docs/schema.md "Availability traces"): one device per line, `#` starts a
+// File format (text, docs/reference/schema.md "Availability traces"): one device per line, `#` starts a
 // comment; a line is the device's index within its group (0-based) followed by the times, in
 // seconds from the start of the first round, at which it becomes active, inactive, active...,
 // strictly increasing. Before the first time the device is inactive; after an active time

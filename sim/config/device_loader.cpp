@@ -123,7 +123,7 @@ std::optional<GpuSpec> read_gpu(TomlReader& reader) {
     reader.read_number("gpu.training_efficiency", unused, Presence::optional, Bound::any, "");
     reader.add_error("gpu.training_efficiency",
                      fmt::format("no longer read: one share of the roofline per class of operation replaces it, "
-                                 "[gpu.efficiency] with {} (docs/schema.md)",
+                                 "[gpu.efficiency] with {} (docs/reference/schema.md)",
                                  fmt::join(op_class_names(), ", ")));
   }
   read_efficiency(reader, "gpu.efficiency", gpu.efficiency);

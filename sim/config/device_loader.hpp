@@ -1,4 +1,4 @@
-// Loads a device file (devices/*.toml) into a DeviceSpec; the schema is in docs/schema.md.
+// Loads a device file (devices/*.toml) into a DeviceSpec; the schema is in docs/reference/schema.md.
 //
 // Contract: every problem in the file is collected and thrown as one ConfigError, together
 // with the problems of the medium files it names (devices/media/<medium>.toml, each with its

@@ -1,4 +1,4 @@
-// Loads a fleet file (fleets/*.toml, docs/schema.md "Fleet files") and the network classes it
+// Loads a fleet file (fleets/*.toml, docs/reference/schema.md "Fleet files") and the network classes it
 // names.
 //
 // Contract: load_fleet collects every problem of the fleet file (unknown keys, bad values,

@@ -1,5 +1,5 @@
 // Plain specs of a federated fleet: device groups, network classes, the server and the round,
-// in SI units, as fleets/*.toml describe them (docs/schema.md, "Fleet files").
+// in SI units, as fleets/*.toml describe them (docs/reference/schema.md, "Fleet files").
 //
 // Contract: filled by sim/config/fleet_loader.hpp; no SimGrid or toml++ header here. Every
 // default lives in this file. Devices and workloads are named, not loaded: the planner
@@ -84,7 +84,7 @@ enum class Selection { random, all, fastest, energy, oort };
 enum class Objective { time, energy, balanced };
 
 // Oort's guided participant selection (Lai et al., OSDI 2021); every default is Oort's own
-// training selector's (SymbioticLab/Oort, training/argParser.py; docs/sources.md).
+// training selector's (SymbioticLab/Oort, training/argParser.py; docs/reference/sources.md).
 struct OortSpec {
   double exploration_factor = 0.9;   // the share of a round first given to unexplored devices
   double exploration_decay = 0.95;   // times the share, every round
@@ -123,7 +123,7 @@ struct PartitionSpec {
 };
 
 // What a learning run trains for real while the rounds are simulated ([learning],
-// docs/schema.md). Paths are as written; edgetwin-federate resolves them against the fleet
+// docs/reference/schema.md). Paths are as written; edgetwin-federate resolves them against the fleet
 // file's directory and reports problems at these keys. plan-round reads the table and ignores it.
 struct LearningSpec {
   std::string data;           // the training set's directory
@@ -134,7 +134,7 @@ struct LearningSpec {
   int crop_size = 224;        // jpeg-folder: the side images are cropped to
   PartitionSpec partition;
   bool sample_with_replacement = false;  // devices may hold more samples in all than the set has
-  // Client SGD: the Jetson study's (docs/catalogue.md). FedProx's mu adds mu/2 |w - w_global|^2.
+  // Client SGD: the Jetson study's (docs/reference/catalogue.md). FedProx's mu adds mu/2 |w - w_global|^2.
   double learning_rate = 0.01;
   double momentum = 0.9;
   double proximal_mu = 0;

@@ -1,5 +1,5 @@
 // Every bound on the size of what edgetwin reads, in one place (the ranges of numbers by unit
-// are in sim/config/physical_range.hpp). docs/reliability.md lists them for users.
+// are in sim/config/physical_range.hpp). docs/reference/reliability.md lists them for users.
 //
 // Why: the tool plans from files people edit by hand; a file that is large, deep or wide by
 // mistake must give a message, not exhaust the stack, the memory or the user's patience.
@@ -49,7 +49,7 @@ inline constexpr std::int64_t plan_pairs = 10'000'000;
 inline constexpr std::size_t trace_file_bytes = 64 << 20;
 
 // Batches one run simulates (epochs x batches per epoch, or the windows of them): 80,000
-// batches take about a second (docs/performance.md), so this is hours.
+// batches take about a second (docs/explanation/performance.md), so this is hours.
 inline constexpr std::int64_t simulated_batches = 100'000'000;
 
 }  // namespace edgetwin::limits

@@ -1,5 +1,5 @@
 // Loads a storage medium file (devices/media/<name>.toml), the reusable definition a device's
-// [storage.<name>] table names with `medium = "<name>"`; the schema is in docs/schema.md.
+// [storage.<name>] table names with `medium = "<name>"`; the schema is in docs/reference/schema.md.
 //
 // Contract: load_medium collects every problem of the medium file and throws one ConfigError
 // whose diagnostics carry the medium file's own name, line and column. The returned spec has

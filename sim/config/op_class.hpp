@@ -5,7 +5,7 @@
 // Contract: kOpClasses lists every class once, in the order files and reports show them;
 // op_class_from_name is its inverse (nullopt for a name that is none of them). Why classes:
 // a roofline with one efficiency per device cannot say that depthwise convolutions, norms
-// and element-wise ops run far below the peak a dense convolution reaches (docs/census.md).
+// and element-wise ops run far below the peak a dense convolution reaches (docs/explanation/census.md).
 #pragma once
 
 #include <array>

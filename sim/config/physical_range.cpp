@@ -9,7 +9,7 @@
 namespace edgetwin {
 namespace {
 
-// Bounds are orders of magnitude beyond the catalogue (docs/catalogue.md): the tightest is the
+// Bounds are orders of magnitude beyond the catalogue (docs/reference/catalogue.md): the tightest is the
 // dataset size, whose sample order the simulator keeps in memory (8 bytes a sample).
 constexpr std::array kRanges{
     PhysicalRange{"Hz", 1e6, 1e10, "1 MHz", "10 GHz", "a clock an edge device runs at"},

@@ -112,7 +112,7 @@ std::string steps_text(double max_hz, const std::vector<double>& steps) {
 }
 
 // The profile's seconds were taken at its reference clocks; the simulator turns them into cycles
-// and runs them at the device's clock (docs/model.md). A reference the device does not have
+// and runs them at the device's clock (docs/explanation/model.md). A reference the device does not have
 // says the profile was measured on another CPU or GPU than the device file describes: the
 // predictions would be off by the clocks' ratio without a word (issue 43: a true clock of 2596
 // MHz written into a profile for host-x86-2core's 2096 MHz made every prediction 1.24x long).

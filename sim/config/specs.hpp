@@ -206,7 +206,7 @@ inline constexpr int kPlacementProbePrefetch = 2;
 // handed over: the kernel places a woken thread beside its waker, and the other core idles
 // until its next tick pulls work over, where fair sharing would keep every core busy. Measured
 // with all of the device's cores online by a synthetic pipeline of spinning workers and a
-// spinning trainer (calibrate/hardware/placement_probe.hpp); docs/model.md, *Cores the kernel
+// spinning trainer (calibrate/hardware/placement_probe.hpp); docs/explanation/model.md, *Cores the kernel
 // leaves idle*. Per prefetch factor: a deeper queue keeps the workers busy through more of the
 // trainer's late batches, so fewer wake-ups find a core to leave idle.
 struct PlacementIdlePoint {
@@ -219,7 +219,7 @@ struct PlacementIdlePoint {
 // processes keep the cores busy: its thread CPU time over its wall time, measured in real runs
 // with `workers` workers at `batch_size` (python/edgetwin_trace.py's step_cpu_s). A trainer
 // that sleeps in next() is woken ahead of the CPU-bound workers (the scheduler's wake-up
-// preemption), so its share exceeds the fair one; docs/model.md, *The trainer's share of a core*.
+// preemption), so its share exceeds the fair one; docs/explanation/model.md, *The trainer's share of a core*.
 // `cores`: the CPUs the run could use (its affinity), 0 for the cores the profile was measured
 // on (the device's); a share holds on that many cores only.
 struct StepSharePoint {

@@ -26,7 +26,7 @@ void read_identity(TomlReader& reader, WorkloadSpec& workload) {
     reader.read_string("workload.model", old_model, Presence::optional);
     reader.add_error("workload.model", "no longer read: the model is the [model] table now (name, parameters, "
                                        "forward_flops_per_sample, training_flops_per_sample, "
-                                       "memory_bytes_per_sample, kernels_per_step; docs/schema.md)");
+                                       "memory_bytes_per_sample, kernels_per_step; docs/reference/schema.md)");
   }
 }
 

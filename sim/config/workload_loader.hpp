@@ -1,4 +1,4 @@
-// Loads a workload file (workloads/*.toml) into a WorkloadSpec; the schema is in docs/schema.md.
+// Loads a workload file (workloads/*.toml) into a WorkloadSpec; the schema is in docs/reference/schema.md.
 //
 // Contract: every problem in the file is collected and thrown as one ConfigError. [costs] and
 // [footprint] have the same schema in workload and profile files, so their readers live here

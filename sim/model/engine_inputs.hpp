@@ -22,7 +22,7 @@
 
 namespace edgetwin {
 
-// A year: SimGrid keeps time in double seconds with a precision of 1e-9 s (docs/simgrid.md),
+// A year: SimGrid keeps time in double seconds with a precision of 1e-9 s (docs/explanation/simgrid.md),
 // which a clock past 1e7 s can no longer resolve to that.
 inline constexpr double max_activity_s = 3.2e7;
 

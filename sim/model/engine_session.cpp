@@ -23,7 +23,7 @@ EngineSession::EngineSession(bool energy) : energy_(energy) {
   char* argv[] = {name, quiet, nullptr};
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
   // Flows share links by plain max-min fairness, latency as given, no TCP cross-traffic:
-  // transfers follow closed forms (sim/model/fleet_network.hpp, docs/simgrid.md), among them
+  // transfers follow closed forms (sim/model/fleet_network.hpp, docs/explanation/simgrid.md), among them
   // the accelerators' links (sim/model/platform.hpp). CM02 applies no TCP factors (LV08's
   // default multiplies latency by 13.01 and bandwidth by 0.97). Its window bound, TCP-gamma /
   // (2 x route latency), stays: 4 MiB / 40 us = 105 GB/s is far above any [link] shipped.

@@ -1,7 +1,7 @@
 // The one SimGrid engine of a process, set up as every edgetwin simulation needs it.
 //
 // Contract: at most one EngineSession per process (SimGrid allows one engine per process, and
-// a second one in the same process does not reset the clock: docs/simgrid.md); a second one
+// a second one in the same process does not reset the clock: docs/explanation/simgrid.md); a second one
 // throws std::logic_error. The constructor creates the engine with quiet logs and, when
 // `energy` is set, SimGrid's host energy plugin, which must be on before any host exists.
 // Build the platforms, start the activities, then run().

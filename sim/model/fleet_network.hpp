@@ -7,7 +7,7 @@
 // concurrent download) and the device's downlink; an upload crosses the device's uplink and
 // the server's ingress link (shared by every concurrent upload). A transfer of b bytes alone
 // takes the route's latency plus b over the smaller bandwidth of its two links (CM02 model,
-// no cross-traffic, set by EngineSession: docs/simgrid.md). The device's own CPU and GPU are
+// no cross-traffic, set by EngineSession: docs/explanation/simgrid.md). The device's own CPU and GPU are
 // not involved: radio energy is accounted by the round from the transfer's duration.
 #pragma once
 

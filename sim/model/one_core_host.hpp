@@ -3,7 +3,7 @@
 //
 // Why: alone, work runs at the host's full speed, so its end is a closed form, a kernel timer;
 // an exec would cost SimGrid's whole activity life cycle and a solve for the same date. A
-// batch's reads mostly run alone (docs/performance.md). When more work starts while one runs,
+// batch's reads mostly run alone (docs/explanation/performance.md). When more work starts while one runs,
 // the one running becomes an exec of what it has left and SimGrid shares the host fairly
 // between the execs, as it would have from the start; once the host is idle again, the next
 // work runs alone on a timer again. Dates are the execs' to rounding.

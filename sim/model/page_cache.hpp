@@ -23,7 +23,7 @@
 // shuffled dataset larger than the cache keeps a stable, re-hit subset in it. Refault
 // activation lets recently evicted items displace part of that subset: under the validation's
 // balloon (cache ~0.53 of the dataset) shuffled passes hit 0.19-0.20 with it and 0.27 without;
-// the reclaim probe measured 0.21 (docs/validation.md, *Refaults, and a second cache below
+// the reclaim probe measured 0.21 (docs/explanation/validation.md, *Refaults, and a second cache below
 // the disk*).
 #pragma once
 

@@ -172,7 +172,7 @@ Pipeline::Batch& Pipeline::open_batch(std::int64_t index) {
 // steady (MobileNetV3 on Xavier NX, 1 worker, batch 32, SD card, stopped within its first
 // batches with its epoch's energy 0.53 % high on figures alone). The previous rule, three
 // cycles alike after a delay of two prefetch depths, simulated 41 batches of each AGX sweep
-// member where this one simulates 25 (docs/performance.md). Checked at each cycle's end; the
+// member where this one simulates 25 (docs/explanation/performance.md). Checked at each cycle's end; the
 // first cycle (start-up) does not count.
 void Pipeline::watch_for_steady_state(std::int64_t finished_batches) {
   const std::int64_t cycle = std::max(1, loader_.workers);
@@ -407,7 +407,7 @@ void Pipeline::on_loaded(Token& token) {
 }
 
 // With more of the pipeline's threads runnable than cores, the kernel leaves a core idle for a
-// while around the wake-ups that pass a batch along (costs.placement_idle, docs/model.md, *Cores
+// while around the wake-ups that pass a batch along (costs.placement_idle, docs/explanation/model.md, *Cores
 // the kernel leaves idle*): measured per batch, it is charged once per batch, at its hand-over
 // to the trainer or at the hand-out it triggers, whichever finds the cores oversubscribed. That
 // core time is a piece of work on the CPU host that the others share with. It is not the
@@ -501,7 +501,7 @@ void Pipeline::start_cpu_step(std::int64_t index) {
 // A single accelerator runs the trainer's steps one at a time and nothing else, so its step
 // needs no solver: it ends `cycles` at the GPU's clock later, a timer. The power its kernels
 // draw beyond the idle the engine bills the GPU host is billed by hand. An exec on the GPU
-// host was a third of a sweep member's activities (docs/performance.md). Over a link, the
+// host was a third of a sweep member's activities (docs/explanation/performance.md). Over a link, the
 // replicas are execs of DataParallelStep.
 // With not_before_s, the step's part done at the timer ends then if later (the launch on a
 // core of its own).
@@ -681,7 +681,7 @@ void Pipeline::reweigh_step() {
 // time: start-up or a batch's CPU stage) and the trainer's (one piece at a time: the step's
 // launch, or with num_workers = 0 the batch it loads itself). With no more of those than
 // cores, SimGrid would give each piece a full core: its end is a closed form. That saves the
-// solver half of a batch's activities (docs/performance.md). CPU-only steps run on every core
+// solver half of a batch's activities (docs/explanation/performance.md). CPU-only steps run on every core
 // and data-parallel steps run CPU work of their own: those keep their execs.
 bool Pipeline::cpu_never_shared(const Platform& platform, const WorkModel& work, const LoaderSpec& loader) {
   // Background CPU work (WorkModel::has_background_cpu) is a piece more beside the workers'.

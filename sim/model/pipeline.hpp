@@ -24,11 +24,11 @@
 // over the loader is a new iterator (new shuffle, workers started unless persistent), the
 // last one stopped after the remaining steps, with no index handed out past them.
 // No actors: every activity is started from the completion of another (a sliding window,
-// docs/simgrid.md), so the cost is linear in batches and memory is bounded by the
+// docs/explanation/simgrid.md), so the cost is linear in batches and memory is bounded by the
 // activities in flight plus one record per batch of the current epoch. Work that nothing
 // shares ends at a closed-form date, a kernel timer, instead of an activity: the single GPU's
 // steps, CPU work where the CPU can never be shared, a read alone on its medium
-// (sim/model/one_core_host.hpp; docs/model.md). Several pipelines
+// (sim/model/one_core_host.hpp; docs/explanation/model.md). Several pipelines
 // (devices) share one engine: each activity carries a token that completes it
 // (sim/model/activity_completion.hpp).
 #pragma once
@@ -225,7 +225,7 @@ class Pipeline {
   // record is opened when its index is handed out, in order, into room reserved for the
   // epoch's simulated batches (no reallocation: references stay valid). A window that turns
   // steady early so writes only the records it simulates: a sweep's forked children fault in
-  // no pages for the rest (docs/performance.md).
+  // no pages for the rest (docs/explanation/performance.md).
   std::vector<Batch> batches_[2];
   std::int64_t planned_batches_ = 0;  // the epoch's batches to simulate (cut when the window ends)
   std::vector<Worker> workers_;

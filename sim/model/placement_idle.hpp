@@ -1,5 +1,5 @@
 // Core time the kernel leaves idle per batch handed over in a CPU-saturated pipeline
-// (costs.placement_idle, sim/config/specs.hpp; docs/model.md, *Cores the kernel leaves idle*).
+// (costs.placement_idle, sim/config/specs.hpp; docs/explanation/model.md, *Cores the kernel leaves idle*).
 //
 // Contract: placement_idle_s(points, workers, prefetch_factor) is 0 with no point or workers <=
 // 0. It takes the points measured at the run's prefetch factor, else at the largest measured

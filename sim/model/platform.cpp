@@ -67,7 +67,7 @@ Platform::Platform(const DeviceSpec& device, const StorageSpec& storage, simgrid
       h->set_property("wattage_per_state", p.wattage);  // wattage_off: SimGrid's default, 0
       // The zone's seal seals its hosts, and every seal builds the host's energy account anew
       // (parsing its wattage: 7 % of a sweep member's instructions each time), so a host is
-      // sealed here only when set_pstate needs it (docs/simgrid.md, pitfall 15).
+      // sealed here only when set_pstate needs it (docs/explanation/simgrid.md, pitfall 15).
       if (p.pstate != 0) h->seal()->set_pstate(p.pstate);  // for energy from EngineSession::run()
       return h;
     };

@@ -12,7 +12,7 @@
 // network model, so the link's numbers are taken as they are). Without one, no routes.
 // Concurrent activities on a host share it fairly (SimGrid's max-min sharing): that is
 // the contention the model relies on. Storage is a host rather than s4u::Disk because
-// Disk I/O in 3.32 keeps every finished Io and turns quadratic (docs/simgrid.md).
+// Disk I/O in 3.32 keeps every finished Io and turns quadratic (docs/explanation/simgrid.md).
 // With a [power] table, each host has one pstate per clock step and its watts per pstate
 // (sim/model/power_model.hpp); the board's constant power rides on the memory host.
 // The platform must be built before Engine::run and once per process.

@@ -16,7 +16,7 @@ namespace edgetwin {
 
 // Whether the visiting order changes anything the model computes. It does only through the
 // page cache, so a dataset held in RAM keeps the identity order whatever the loader's shuffle:
-// shuffling 50,000 indices was 2.4 % of a sweep chunk's instructions (docs/performance.md).
+// shuffling 50,000 indices was 2.4 % of a sweep chunk's instructions (docs/explanation/performance.md).
 bool order_matters(const DatasetSpec& dataset);
 
 class Sampler {

@@ -1,5 +1,5 @@
 // The trainer's measured share of a core beside busy DataLoader worker processes
-// (costs.step_share, sim/config/specs.hpp; docs/model.md, *The trainer's share of a core*), and
+// (costs.step_share, sim/config/specs.hpp; docs/explanation/model.md, *The trainer's share of a core*), and
 // the engine weight that gives it.
 //
 // Contract: measured_step_share(points, workers, batch_size, measured_cores, cores) takes the

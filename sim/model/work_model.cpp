@@ -16,7 +16,7 @@ namespace edgetwin {
 // the same files take three times as long through a reader that reads them in small chunks
 // as through one that takes a file in one read. The medium serves one such miss at a time,
 // its CPU included, so it is busy for the whole measured time while that CPU runs beside it
-// (docs/model.md, *A miss's time, measured*).
+// (docs/explanation/model.md, *A miss's time, measured*).
 double WorkModel::storage_work_per_miss(const StorageSpec& storage) const {
   if (measured_miss_) return costs_.miss_s_per_byte * sample_bytes_ * storage.read_bw_bytes_per_s;
   // Reading a file whose pages are not cached also reads its inode and extent block first:
@@ -26,7 +26,7 @@ double WorkModel::storage_work_per_miss(const StorageSpec& storage) const {
   const double work = sample_bytes_ + requests * storage.request_s * storage.read_bw_bytes_per_s;
   // A storage read's measured time holds the reader's own kernel CPU; with that CPU measured
   // (costs.miss_cpu_s_per_byte) it runs on the reader's core instead, where it competes with
-  // the other workers (docs/model.md, *A miss's CPU*). At least nothing is left to the storage.
+  // the other workers (docs/explanation/model.md, *A miss's CPU*). At least nothing is left to the storage.
   const double miss_cpu_s = costs_.miss_cpu_s_per_byte * sample_bytes_;
   return std::max(0.0, work - miss_cpu_s * storage.read_bw_bytes_per_s);
 }

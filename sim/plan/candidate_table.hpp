@@ -8,7 +8,7 @@
 //   - a configuration another one beats at both sizes, in training time and in training
 //     energy beyond idle (energy - awake idle power x training time), by 1 % in one and not
 //     worse in the other, is dominated and left out: whatever the deadline, the horizon or the
-//     budget, the other one is at least as good (docs/federated.md, "Planning");
+//     budget, the other one is at least as good (docs/explanation/federated.md, "Planning");
 //   - for the others, a device's figures are those simulated at its size, or, in groups with
 //     more sizes, interpolated linearly in the dataset size between the two simulated ones
 //     (the pipeline's time and energy grow by a fixed amount per batch once it is past its

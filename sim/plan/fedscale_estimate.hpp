@@ -5,7 +5,7 @@
 //     computation   = 3 x batch size x local steps x latency per sample
 //     communication = (upload bytes + download bytes) / bandwidth
 // (the 3: a backward pass costs about twice the forward pass), and a round lasts until the
-// K-th fastest selected client has completed. docs/federated.md gives the source and why the
+// K-th fastest selected client has completed. docs/explanation/federated.md gives the source and why the
 // two models differ.
 //
 // Contract: the inputs are what a FedScale user would put in its device trace for this device:

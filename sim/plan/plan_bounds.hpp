@@ -1,5 +1,5 @@
 // The batches a plan will simulate, bounded before anything is simulated
-// (limits::simulated_batches, docs/reliability.md): a fleet of many local steps or epochs must
+// (limits::simulated_batches, docs/reference/reliability.md): a fleet of many local steps or epochs must
 // be a message, not minutes or hours of simulation.
 //
 // Contract: plan_batches_problems(fleet) gives one problem, at the fleet key that sets it, for

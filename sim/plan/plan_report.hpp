@@ -6,7 +6,7 @@
 // Contract: the same numbers in the table, the JSON and the CSV; units in the names; times of
 // a task are seconds from its round's start. A device's energy in a round is its energy over
 // the round's window (sim/report/round_energy.hpp); its energy per day is its energy over the
-// simulated rounds scaled to 86,400 s. JSON keys are a stable interface (docs/federated.md).
+// simulated rounds scaled to 86,400 s. JSON keys are a stable interface (docs/explanation/federated.md).
 #pragma once
 
 #include <map>

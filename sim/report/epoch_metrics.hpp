@@ -18,7 +18,7 @@
 // Extension over a window of an epoch: terms (sum, latest, ratio parts) grow at their rate
 // per sample over the window's middle half (Extend::at_rate); derived figures are
 // computed again from the extended ones (Extend::recomputed) or taken from the window
-// (Extend::as_window). Definitions are the Jetson study's (docs/model.md, "What is reported").
+// (Extend::as_window). Definitions are the Jetson study's (docs/explanation/model.md, "What is reported").
 #pragma once
 
 #include <algorithm>

@@ -16,7 +16,7 @@
 // 4 x (prefetch depth + 1).
 // A window that ended as soon as the pipeline was steady (RunConfig::steady_window) is
 // extended at its rate over the steady span the pipeline found instead of the middle half.
-// With W >= N (or W < 4) the figures are those of the simulated batches. docs/performance.md
+// With W >= N (or W < 4) the figures are those of the simulated batches. docs/explanation/performance.md
 // measures the extension's error.
 #pragma once
 

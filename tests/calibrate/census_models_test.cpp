@@ -37,7 +37,7 @@ std::vector<std::string> names(const Census& c) {
   return out;
 }
 
-// The lecture's profile_ops(lenet, shape=(1, 1, 28, 28)) (docs/sources.md), pthflops' rules:
+// The lecture's profile_ops(lenet, shape=(1, 1, 28, 28)) (docs/reference/sources.md), pthflops' rules:
 //   conv1 6x24x24 outputs x (1 x 5 x 5 + 1 bias)  = 3,456 x 26  = 89,856
 //   relu1 2 x 3,456                                              = 6,912
 //   pool1 6x12x12 outputs x (2 x 2 - 1)           = 864 x 3     = 2,592
@@ -63,7 +63,7 @@ TEST(CensusModels, LectureLeNetReproducesTheLecturesTableExactly) {
   EXPECT_TRUE(c.lecture_leaves_out.empty());
 }
 
-// The study's LeNet-5 (conv1 pad 2) at batch 1, each convention (docs/catalogue.md's table):
+// The study's LeNet-5 (conv1 pad 2) at batch 1, each convention (docs/reference/catalogue.md's table):
 //   conv1 6x28x28 = 4,704 outputs x 25 = 117,600 MACs; ops = 2 MACs + 4,704 bias = 239,904;
 //         lecture 4,704 x 26 = 122,304
 //   pool1 6x14x14 = 1,176 outputs x 3 = 3,528 (both conventions)
@@ -95,7 +95,7 @@ TEST(CensusModels, LeNet5PerLayerUnderEveryConvention) {
   EXPECT_DOUBLE_EQ(layer(c, "fc1").forward.lecture, 48'000);
   EXPECT_DOUBLE_EQ(layer(c, "fc2").forward.ops(), 20'244);
   EXPECT_DOUBLE_EQ(layer(c, "fc3").forward.ops(), 1'690);
-  // 117,600 + 240,000 + 48,000 + 10,080 + 840 = 416,520 MACs: docs/catalogue.md's count.
+  // 117,600 + 240,000 + 48,000 + 10,080 + 840 = 416,520 MACs: docs/reference/catalogue.md's count.
   EXPECT_DOUBLE_EQ(c.forward_total().macs, 416'520);
   EXPECT_DOUBLE_EQ(c.forward_total().flops(), 833'040);
   EXPECT_DOUBLE_EQ(layer(c, "conv1").backward.ops(), 239'898);
@@ -192,7 +192,7 @@ TEST(CensusModels, TorchScriptModelWithGroupedDepthwiseNormPoolResidualAndAnUnco
 // batch sizes. The allocator's reports are exact and, for one LibTorch build, independent of
 // load; 2 % covers what does not scale with the batch the way the fit assumes (scratch
 // buffers of oneDNN whose size follows the shapes). RSS is not tested: it includes the C
-// allocator's kept blocks and depends on what the process did before (docs/census.md).
+// allocator's kept blocks and depends on what the process did before (docs/explanation/census.md).
 TEST(CensusModels, MemoryModelMatchesTheAllocatorPeakOfRealSteps) {
   const CensusRequest lenet = request("lenet5", {1, 28, 28}, 16);
   const Census c = take_census(lenet);

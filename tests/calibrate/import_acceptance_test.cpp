@@ -43,8 +43,10 @@ struct Imported {
 };
 
 // What `edgetwin-calibrate import --workload lenet-mnist --trace host.csv --sequential
-// [--device D] [--reference-gpu-freq-hz F] --out profile.toml` does, but the placement probe.
-Imported import_with(const TempDir& dir, const std::string& device, std::optional<double> gpu_hz = std::nullopt) {
+// [--device D] [--reference-cpu-freq-hz C] [--reference-gpu-freq-hz G] --out profile.toml` does, but the
+// placement probe.
+Imported import_with(const TempDir& dir, const std::string& device, std::optional<double> gpu_hz = std::nullopt,
+                     std::optional<double> cpu_hz = std::nullopt) {
   write_text(dir / "host.csv", host_trace());
   Imported out;
   out.profile = dir / "profile.toml";
@@ -56,6 +58,7 @@ Imported import_with(const TempDir& dir, const std::string& device, std::optiona
     options.derivation.sequential = true;
     options.derivation.device = out.device.name;
     options.derivation.reference_gpu_freq_hz = gpu_hz;
+    options.derivation.reference_cpu_freq_hz = cpu_hz;
     options.command = "edgetwin-calibrate import (test)";
     write_predictable_profile(out.profile, import_profile(options, workload), out.device, kWorkload);
   });
@@ -80,9 +83,23 @@ TEST(ImportAcceptance, AHostTraceImportedForTheHostIsWrittenAndPredictTakesIt) {
   EXPECT_EQ(predict_error(i.device.file, i.profile), "");
 }
 
-TEST(ImportAcceptance, AHostTraceForTheNanoIsRefusedWithPredictsReasonAndNothingIsWritten) {
+// The trace keeps lenet-mnist's reference clock, 2096 MHz, which the Nano's CPU does not have:
+// predict's first reason.
+TEST(ImportAcceptance, AHostTraceForTheNanoAtTheHostsClockIsRefusedForTheClock) {
   TempDir dir;
   const Imported i = import_with(dir, "jetson-nano");
+  EXPECT_THAT(i.error, HasSubstr((dir / "profile.toml").string() + " (not written):"));
+  EXPECT_THAT(i.error, HasSubstr("costs.reference_cpu_freq_hz: the profile was measured at 2096.0 MHz, a CPU clock "
+                                 "device \"jetson-nano\" does not have (102.0 to 1479.0 MHz in 15 steps): its "
+                                 "predictions would be 1.42x off"));
+  EXPECT_FALSE(fs::exists(i.profile));
+}
+
+// At a clock the Nano has, the costs are still a CPU-only device's, which cannot describe the
+// Nano's GPU steps.
+TEST(ImportAcceptance, AHostTraceForTheNanoIsRefusedWithPredictsReasonAndNothingIsWritten) {
+  TempDir dir;
+  const Imported i = import_with(dir, "jetson-nano", std::nullopt, 1.479e9);
   EXPECT_THAT(i.error, HasSubstr((dir / "profile.toml").string() + " (not written):"));
   EXPECT_THAT(i.error, HasSubstr("costs.reference_gpu_freq_hz: costs taken on a CPU-only device (\"jetson-nano\") "
                                  "cannot describe jetson-nano, which has a GPU"));

@@ -1,7 +1,7 @@
 // Logs and options the import must refuse, with the CSV's line and column or the option:
 // numbers that wrap or overflow on conversion, times past any real step, reads longer than
 // the wait they are part of, and options that were silently ignored (NaN clocks, negative
-// epochs to skip). Each was a reproducer of the mutation campaign (docs/reliability.md).
+// epochs to skip). Each was a reproducer of the mutation campaign (docs/reference/reliability.md).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

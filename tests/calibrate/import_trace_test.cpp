@@ -1,5 +1,5 @@
 // Import of the plain per-batch trace CSV: column errors with file:line:column, and the cost
-// derivation rules of docs/import.md checked against hand-computed values.
+// derivation rules of docs/explanation/import.md checked against hand-computed values.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -379,7 +379,7 @@ std::map<std::string, std::string> files_under(const fs::path& root) {
   return tree;
 }
 
-// A fake AGX Xavier tree (paths from docs/sources.md): the sweep writes its
+// A fake AGX Xavier tree (paths from docs/reference/sources.md): the sweep writes its
 // clocks there, runs, and must leave every file as it found it.
 std::map<std::string, std::string> fake_xavier(const fs::path& root) {
   auto put = [&](const fs::path& rel, const std::string& text) {

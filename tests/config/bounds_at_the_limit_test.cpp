@@ -1,4 +1,4 @@
-// Each bound on the size of an input (sim/config/input_limits.hpp, docs/reliability.md) at the
+// Each bound on the size of an input (sim/config/input_limits.hpp, docs/reference/reliability.md) at the
 // bound and one past it: what is exactly at the limit is read, one more byte, level, element,
 // problem or character is refused with the limit in the message. The fleet's and the run's
 // bounds are in tests/plan/fleet_bounds_test.cpp and tests/sim/engine_inputs_test.cpp.

@@ -1,7 +1,7 @@
 // Every input file is bounded before it can hurt: its kind and size, how deep it nests, how
 // many elements an array has, how long its strings are, the plausible range of each number
 // by unit, and how many problems one file reports. Each reproducer class of the mutation
-// campaign in docs/reliability.md has a case here.
+// campaign in docs/reference/reliability.md has a case here.
 #include <sys/stat.h>
 
 #include <cstdint>

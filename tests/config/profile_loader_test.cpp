@@ -171,7 +171,7 @@ TEST_F(ProfileLoader, ApplyRefusesAClockTheDeviceDoesNotHave) {
 }
 
 // One of the device's steps, within 0.5 % (cpufreq's kHz): applied, its seconds then scaled by
-// reference / clock at whatever clock a run uses (docs/model.md).
+// reference / clock at whatever clock a run uses (docs/explanation/model.md).
 TEST_F(ProfileLoader, ApplyTakesAnyStepOfTheDevice) {
   const ProfileSpec profile = load_profile(scratch_.write("profile.toml", kProfile));
   DeviceSpec device = device_named("test-board");

@@ -446,7 +446,7 @@ TEST_F(WorkloadLoader, OldModelKeySaysWhereTheModelWent) {
   EXPECT_THAT(errors_after("# the model is the [model] table at the end", "model = \"LeNet-5\""),
               ElementsAre(at("4:9: workload.model: no longer read: the model is the [model] table now (name, "
                              "parameters, forward_flops_per_sample, training_flops_per_sample, "
-                             "memory_bytes_per_sample, kernels_per_step; docs/schema.md)")));
+                             "memory_bytes_per_sample, kernels_per_step; docs/reference/schema.md)")));
 }
 
 TEST_F(WorkloadLoader, MemoryClockCostKeys) {

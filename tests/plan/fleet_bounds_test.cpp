@@ -1,4 +1,4 @@
-// The bounds on what a fleet makes plan-round simulate (docs/reliability.md), each at the bound
+// The bounds on what a fleet makes plan-round simulate (docs/reference/reliability.md), each at the bound
 // and one past it, checked where the fleet enters (load_fleet, instantiate_fleet) without
 // simulating a batch: a task's local steps, a task's local epochs over its dataset, a device's
 // rounds of tasks in one exact profile, and the alone estimates of every configuration together

@@ -164,7 +164,7 @@ TEST_F(FleetFile, AnUnknownNetworkClassNamesWhereItLooked) {
   EXPECT_THAT(errors[0], HasSubstr(at("25:11")));
 }
 
-// Bounds on what multiplies (docs/reliability.md) ------------------------------------------
+// Bounds on what multiplies (docs/reference/reliability.md) ------------------------------------------
 
 TEST_F(FleetFile, AFleetOfTooManyDevicesNamesTheLimitAndHowToRaiseIt) {
   const auto file = write(replaced(kFleet, "count = 3", "count = 200000"));

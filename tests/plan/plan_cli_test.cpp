@@ -73,7 +73,7 @@ TEST(PlanRoundCli, OneEngineWithEveryPipelineGivesTheSameRounds) {
   }
 }
 
-// Why a device is listed (docs/federated.md, "Outputs"): an Xavier NX whose idle power alone
+// Why a device is listed (docs/explanation/federated.md, "Outputs"): an Xavier NX whose idle power alone
 // passes its round budget by the deadline is over its budget even when idle, not "cannot meet
 // the deadline" (it trains in seconds); a Nano with a dataset no configuration trains in 600 s
 // cannot meet the deadline.

@@ -289,7 +289,7 @@ TEST(PlacementIdle, TheIdleTimeInterpolatesInTheWorkersAndHoldsBeyondTheMeasured
 }
 
 // Per prefetch factor (the probe's at 2 and 4: 1.12 and 0.73 ms a batch with two worker
-// processes, docs/validation.md): the run's own, else the largest measured below it, else the
+// processes, docs/explanation/validation.md): the run's own, else the largest measured below it, else the
 // smallest measured.
 TEST(PlacementIdle, TheRowOfTheRunsPrefetchFactorOrTheNearestBelowApplies) {
   const std::vector<PlacementIdlePoint> points{{2, 1.12e-3, 2}, {4, 1.0e-3, 2}, {2, 0.73e-3, 4}, {4, 0.87e-3, 4}};

@@ -120,7 +120,7 @@ TEST(DataParallel, TwoAcceleratorsSpeedUpALongStep) {
   EXPECT_GT(one.epochs[0].e2e_s / two.epochs[0].e2e_s, 1.9);
 }
 
-// The shipped what-if (docs/census.md): devices/t4x2-pcie.toml, estimated costs.
+// The shipped what-if (docs/explanation/census.md): devices/t4x2-pcie.toml, estimated costs.
 RunRequest t4(const std::string& workload, int batch_size, int accelerators) {
   RunRequest r;
   r.device = "t4x2-pcie";

@@ -36,7 +36,7 @@ TEST(Determinism, PredictGivesTheSameBytesEveryRun) {
 
 // --jobs only says how many chunks run at once: any number gives the same bytes. --chunk-size
 // decides which configurations share one engine, whose solver then rounds differently in the
-// last digits of a double (about 1e-14 relative, docs/reliability.md): the CSV's 6 significant
+// last digits of a double (about 1e-14 relative, docs/reference/reliability.md): the CSV's 6 significant
 // digits are the same, the JSON's 17 may not be.
 TEST(Determinism, SweepGivesTheSameBytesWhateverTheJobs) {
   TempDir dir;

@@ -66,7 +66,7 @@ TEST(EngineInputs, ARunOfTooManyBatchesIsRefusedWithTheWayOut) {
                         "than 100000000"));
 }
 
-// The bound of docs/reliability.md, at the bound and one batch past it, for epochs, steps and
+// The bound of docs/reference/reliability.md, at the bound and one batch past it, for epochs, steps and
 // a run repeated (plan-round's exact profiles train `rounds` tasks in one run).
 TEST(EngineInputs, ARunOfTheBoundPassesAndOneBatchMoreDoesNot) {
   const WorkloadSpec workload = in_ram_workload(100'000'000, 1);

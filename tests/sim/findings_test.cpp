@@ -1,7 +1,7 @@
-// The Jetson study's findings (docs/sources.md) as scenarios on the shipped
+// The Jetson study's findings (docs/reference/sources.md) as scenarios on the shipped
 // catalogue. Defaults unless a test says otherwise: batch 16, 4 workers, prefetch 2, the
 // device's default power mode, cold cache. "Epoch 1" is the second epoch, when the page cache
-// may hold data. Each threshold says why it has its value; docs/findings.md has the numbers
+// may hold data. Each threshold says why it has its value; docs/explanation/findings.md has the numbers
 // and what the model cannot reproduce.
 #include <gtest/gtest.h>
 
@@ -48,7 +48,7 @@ double compute_per_batch(const EpochStats& e) { return e.compute_s / static_cast
 // 12 pairs since the GPU step is a roofline per class of operation: MobileNetV3's depthwise
 // convolutions, norms and element-wise ops are memory-bound and slow, so its step is ~2.4 x
 // what one efficiency for the whole step gave, and L < 2 C on NX, AGX Xavier and Orin too
-// (docs/findings.md).
+// (docs/explanation/findings.md).
 TEST(Findings, F1_OneWorkerSharplyCutsTheStall) {
   for (const auto& device : study_devices)
     for (const auto& workload : study_workloads) {
@@ -159,7 +159,7 @@ TEST(Findings, F8_FasterMediumHelpsUnderIoPressure) {
 
 // The study's own F8 comparison, NVMe vs microSD on Xavier NX, is not reproduced with the
 // estimated costs: the estimated GPU step (~110 ms a batch) outlasts both reading a batch
-// from the card and decoding it over 4 workers, so the card is hidden. docs/findings.md.
+// from the card and decoding it over 4 workers, so the card is hidden. docs/explanation/findings.md.
 TEST(Findings, F8_NotReproducedForMicroSdOnXavierNx) {
   auto nvme = request("xavier-nx", "mobilenetv3-gld23k", 1);
   nvme.storage = "nvme";
@@ -167,7 +167,7 @@ TEST(Findings, F8_NotReproducedForMicroSdOnXavierNx) {
   sd.storage = "sd";
   const double fast = epoch(nvme, 0).e2e_s;
   const double slow = epoch(sd, 0).e2e_s;
-  EXPECT_LT((slow - fast) / fast, 0.20) << "reproduced now? update docs/findings.md";
+  EXPECT_LT((slow - fast) / fast, 0.20) << "reproduced now? update docs/explanation/findings.md";
 }
 
 // F10. A larger batch cuts the epoch time until the GPU saturates: per-batch compute grows by
@@ -349,7 +349,7 @@ TEST(Findings, F13_MaxnFastestAndOnTheFrontDefaultNotNecessarily) {
 // increment on Nano, NX and AGX Xavier), and across named modes a large DNN's energy varies
 // only modestly (ResNet-18 on Nano and AGX Xavier: most / least < 1.3). Not reproduced for
 // AGX Orin, whose estimated power figures (fitted to one stress test's rails) put most of
-// the energy in the GPU and scale it with the 4th power of its clock (docs/findings.md).
+// the energy in the GPU and scale it with the 4th power of its clock (docs/explanation/findings.md).
 TEST(Findings, F18_BaseLoadDominatesAndEnergyVariesModestly) {
   for (const auto& device : {std::string("jetson-nano"), std::string("xavier-nx"), std::string("agx-xavier")}) {
     const auto e = epoch(request(device, "lenet-mnist"), 1);

@@ -110,7 +110,7 @@ TEST(PageCache, WithoutRefaultsARecentRefaultGoesInactive) {
 }
 
 // The validation's balloon leaves the cache about 0.53 of the JPEG dataset (the runs'
-// resident fraction at their start, docs/validation.md). Shuffled passes then hit 0.21 in
+// resident fraction at their start, docs/explanation/validation.md). Shuffled passes then hit 0.21 in
 // the reclaim probe (calibrate/hardware/reclaim_probe.hpp; median of 16 pressured passes of
 // two sessions, 72-82 % missed). With refault activation the model settles within 0.02 of
 // that; the two lists alone keep a larger active subset and settle 0.05 higher or more.

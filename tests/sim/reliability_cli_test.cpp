@@ -1,4 +1,4 @@
-// `edgetwin` against the reproducers of docs/reliability.md: command lines that crashed, were
+// `edgetwin` against the reproducers of docs/reference/reliability.md: command lines that crashed, were
 // accepted with nonsense, or left files behind, and outputs on full, read-only or missing
 // places. Every case exits 2 (bad input) or 1 (the system failed) with a message, and leaves
 // nothing under an output's name and no temporary file beside it.

@@ -94,7 +94,7 @@ TEST(ShardFile, AWrittenShardReadsBackExactly) {
   EXPECT_EQ(members[1].error, "--workers: expected at most 1024, got 2000");
 }
 
-// The property of docs/reliability.md: no one flipped bit of a shard merges.
+// The property of docs/reference/reliability.md: no one flipped bit of a shard merges.
 TEST(ShardFile, EveryFlippedBitAtEveryPositionIsRefusedNamingTheFile) {
   TempDir dir;
   const fs::path file = write_shard(dir.path(), sane_epoch());

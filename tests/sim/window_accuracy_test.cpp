@@ -1,6 +1,6 @@
 // The window extension against whole epochs: random configurations of several shipped devices
 // and workloads, swept as `edgetwin sweep` does (a window of 200 batches per epoch, extended)
-// and simulated in full, within the bounds docs/performance.md states (E2E 0.05 %, energy
+// and simulated in full, within the bounds docs/explanation/performance.md states (E2E 0.05 %, energy
 // 0.25 %; E2E 0.5 % under page-cache pressure).
 #include <gtest/gtest.h>
 
@@ -20,12 +20,12 @@ constexpr double kEnergyBound = 0.25e-2;
 // Peak power (the highest ~1 s average) is not extended: the window's own, or its steady span's
 // average where the window is shorter than a second (sim/report/epoch_metrics.hpp). Checked on
 // in-RAM datasets only: with files, the window's last ~1 s average can be far from any of the
-// whole epoch's (docs/performance.md, the known limit of windowed peak power).
+// whole epoch's (docs/explanation/performance.md, the known limit of windowed peak power).
 constexpr double kPeakPowerBound = 1e-2;  // measured: 0.85 % (Nano, LeNet-MNIST, 1 core)
 // Where the dataset does not fit the page cache, the hits of an epoch follow the cache's
 // evolution through it rather than a periodic steady state, which the window's rate misses:
 // MobileNetV3 on the Nano with 0 workers, batch 32, from the SD card, over all 720 modes, is
-// within 0.28 % (docs/performance.md).
+// within 0.28 % (docs/explanation/performance.md).
 constexpr double kE2eBoundUnderCachePressure = 0.5e-2;
 
 struct Group {

@@ -130,7 +130,7 @@ inline CommandResult run_tiny_jpeg_validation(const std::filesystem::path& dir, 
 // This VM runs each run at one of two speeds, 1.5x apart, and on some sessions nearly every run
 // is slow: CI's run of db8a0b2 predicted every point of the PyTorch grid 18-45 % too fast from
 // the session's own calibrations, and no workers-1 run of epoch 1 ran at the fast speed, so
-// the fastest runs' ratio was 1.40 against 1.12 predicted (docs/validation.md, *The worker
+// the fastest runs' ratio was 1.40 against 1.12 predicted (docs/explanation/validation.md, *The worker
 // ratio between the fastest runs*). A wrong model fails both sessions; a right one fails only
 // when two sessions in a row land so. Returns the session that decides, its report and its
 // out folder.

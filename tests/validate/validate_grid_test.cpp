@@ -107,7 +107,7 @@ TEST(ValidationGrid, ShippedGridsLoad) {
   for (const char* name : {"lenet-mnist", "lenet-jpeg-folder"}) {
     const auto file = std::filesystem::path(EDGETWIN_SOURCE_DIR) / "validate/grids" / (std::string(name) + ".toml");
     const GridSpec grid = load_grid(file, kHost);
-    EXPECT_GE(grid.repeats, 5) << name << ": docs/validation.md asks for at least 5 interleaved runs per configuration";
+    EXPECT_GE(grid.repeats, 5) << name << ": docs/explanation/validation.md asks for at least 5 interleaved runs per configuration";
     // Disjoint from what calibrate runs with the workload's batch size 16 (calibration_overlap.hpp).
     EXPECT_TRUE(find_overlaps(grid, CalibrationSettings{16, "test"}, 2).empty()) << name;
   }

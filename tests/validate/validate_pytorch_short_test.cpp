@@ -4,11 +4,11 @@
 // batch 32) x 5 interleaved rounds x 2 epochs, calibrated in the session from the same
 // script's traces (--calibrate-each-round: validate/pytorch_calibration.hpp). Not workers 2:
 // there two worker processes and the trainer are three CPU-bound processes on two cores, whose
-// epochs swing with the scheduler (spreads of 13-26 % in docs/validation.md's sessions), too
+// epochs swing with the scheduler (spreads of 13-26 % in docs/explanation/validation.md's sessions), too
 // much for the bound's ratio check in a two-minute test.
 // Asserts the report is complete and says which runner measured, that the errors are within
 // validate_short_test's loose sanity bound (validation_stats.hpp; why it is loose:
-// docs/validation.md), and that the pooled calibration measured the handoff of a batch from a
+// docs/explanation/validation.md), and that the pooled calibration measured the handoff of a batch from a
 // worker process and the trainer's share of a core beside busy workers, which this runner's
 // model adds.
 //
@@ -73,7 +73,7 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
     ASSERT_FALSE(pooled.costs.step_share.empty()) << pooled.costs.provenance.source;
     for (const StepSharePoint& p : pooled.costs.step_share) {
       EXPECT_EQ(p.workers, ::sysconf(_SC_NPROCESSORS_ONLN));
-      EXPECT_GT(p.share, 0.2);  // 0.69-0.86 on a quiet 2-core VM (docs/model.md); room for a loaded host
+      EXPECT_GT(p.share, 0.2);  // 0.69-0.86 on a quiet 2-core VM (docs/explanation/model.md); room for a loaded host
       EXPECT_LE(p.share, 1.0);
     }
     EXPECT_TRUE(pooled.measurements.contains("step_share_w2_bs32_on2cores") || ::sysconf(_SC_NPROCESSORS_ONLN) != 2);

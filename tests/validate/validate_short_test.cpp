@@ -4,9 +4,9 @@
 // (--calibrate-each-round: edgetwin-calibrate's full plan once per round, ~13 s, the median
 // of the rounds predicts). A single calibration before the session was tried first and was
 // not robust here: the whole VM drifts by up to 1.8x for minutes, and a profile taken in a
-// fast or slow moment put every prediction 25-30 % off (docs/validation.md). Asserts the
+// fast or slow moment put every prediction 25-30 % off (docs/explanation/validation.md). Asserts the
 // report is complete, the errors are within the loose sanity bound (validation_stats.hpp;
-// why it is loose: docs/validation.md), and that the same bound rejects a model that ignores
+// why it is loose: docs/explanation/validation.md), and that the same bound rejects a model that ignores
 // the workers. A second session decides when the first fails the bound
 // (run_tiny_jpeg_validation_deciding: the VM's two speeds). Re-scored with --no-host-watch, every
 // run the host slowed down is back in the medians.

@@ -49,7 +49,7 @@ TEST(ValidationStats, SummaryGivesMedianRangeAndMad) {
   EXPECT_EQ(s.n, 5);
 }
 
-// The stall scored is the study's fetch time, E2E - compute (docs/sources.md), not the runner's
+// The stall scored is the study's fetch time, E2E - compute (docs/reference/sources.md), not the runner's
 // waits alone: a PyTorch run spends time between a step's end and its next wait (0.5 ms a batch
 // with two workers on the JPEG folder), which the model counts as stall.
 TEST(ValidationStats, TheMeasuredStallIsTheTimeOutsideTheStepsAndTheWaitsAreKeptBeside) {

@@ -16,7 +16,7 @@ using test_support::read_text;
 using test_support::run_command;
 using test_support::write_text;
 
-// A valid profile (docs/schema.md) for any device and workload, with round CPU-only costs.
+// A valid profile (docs/reference/schema.md) for any device and workload, with round CPU-only costs.
 inline std::string profile_text(const std::string& device, const std::string& workload) {
   return "[profile]\ndevice = \"" + device + "\"\nworkload = \"" + workload +
          "\"\ncreated = \"2026-11-30\"\ncommand = \"edgetwin-calibrate run --workload " + workload +
