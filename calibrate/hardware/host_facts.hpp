@@ -1,9 +1,13 @@
 // Facts about the machine calibrate runs on, read from /proc and /sys (under a root path so
 // tests can use a fake tree).
 //
-// Contract: cpu_model from /proc/cpuinfo "model name" (x86), else /proc/device-tree/model
-// (Jetson), else "unknown"; cpu_max_freq_hz from cpufreq cpuinfo_max_freq, else the highest
-// "cpu MHz" line, else 0, with cpu_freq_source saying which. Memory from /proc/meminfo.
+// Contract: cpu_model from /proc/cpuinfo "model name" (x86); on arm64, whose /proc/cpuinfo has
+// no model name, the board from /proc/device-tree/model (Jetson) followed by its cores in
+// parentheses, named from the "CPU implementer" and "CPU part" lines as lscpu names them
+// ("NVIDIA Jetson AGX Orin (ARM Cortex-A78AE)"), or the cores alone without a device tree (an arm64
+// server); else "unknown". cpu_max_freq_hz from cpufreq cpuinfo_max_freq, else the highest
+// "cpu MHz" line (x86 only: arm64 has none, and its BogoMIPS count the timer, not the clock),
+// else 0, with cpu_freq_source saying which. Memory from /proc/meminfo.
 #pragma once
 
 #include <cstdint>
@@ -23,5 +27,9 @@ struct HostFacts {
 };
 
 HostFacts read_host_facts(const std::filesystem::path& root = "/");
+
+// An arm64 core's name from its MIDR fields as /proc/cpuinfo prints them ("0x41", "0xd42":
+// "ARM Cortex-A78AE"); one not in the table as "implementer 0x41 part 0xd4f".
+std::string arm_core_name(const std::string& implementer, const std::string& part);
 
 }  // namespace edgetwin::calibrate

@@ -20,7 +20,9 @@ edgetwin_add_test(calibrate_training_e2e_test
   LIBS nlohmann_json::nlohmann_json
   LABEL e2e
   SERIAL)
+edgetwin_runnable_program(edgetwin_calibrate_binary edgetwin-calibrate)
+edgetwin_runnable_program(edgetwin_binary edgetwin)
 target_compile_definitions(calibrate_training_e2e_test PRIVATE
-  EDGETWIN_CALIBRATE_BIN="$<TARGET_FILE:edgetwin-calibrate>"
-  EDGETWIN_BIN="$<TARGET_FILE:edgetwin>")
+  EDGETWIN_CALIBRATE_BIN="${edgetwin_calibrate_binary}"
+  EDGETWIN_BIN="${edgetwin_binary}")
 add_dependencies(calibrate_training_e2e_test edgetwin-calibrate edgetwin)
