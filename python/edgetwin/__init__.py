@@ -231,7 +231,7 @@ class Sweep(Record):
 class Plan(Record):
     """`edgetwin plan-round --json`: per device its plan (mode, clocks, workers, batch size) and
     its rounds, the rounds, the energy-deadline frontier, FedScale's estimate beside them.
-    `fits` is False where plan-round exits 2 (a device misses the deadline in every
+    `fits` is False where `plan-round --strict` exits 3 (a device misses the deadline in every
     configuration, or goes over an energy budget)."""
 
     __slots__ = ("fits",)

@@ -145,7 +145,7 @@ std::string sweep_json_text(SweepOptions o, int& exit_code) {
 std::string plan_json(const PlanRoundOptions& o, int& exit_code) {
   std::ostringstream out;
   const bool fits = plan_round_report(o, o.chunks, [&](const PlanReport& report) { write_plan_json(out, report); });
-  exit_code = fits ? 0 : 2;
+  exit_code = fits ? 0 : kStrictMissExit;
   return out.str();
 }
 

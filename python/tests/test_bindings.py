@@ -128,8 +128,8 @@ def test_sweep_is_the_command_lines_json(tmp_path):
 
 def test_plan_round_is_the_command_lines_json():
     options = dict(objective="time", rounds=2, frontier=3)
-    code, out, err = cli("plan-round", "--fleet", "jetson-mixed-resnet18", "--json", *cli_words(options))
-    assert code in (0, 2), err
+    code, out, err = cli("plan-round", "--fleet", "jetson-mixed-resnet18", "--json", "--strict", *cli_words(options))
+    assert code in (0, 3), err
     plan = edgetwin.plan_round("jetson-mixed-resnet18", **options)
     assert plan.to_dict() == json.loads(out)
     assert plan.fits == (code == 0)

@@ -40,6 +40,11 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
   cmd->add_flag("--single-engine", o.single_engine,
                 "Simulate the rounds with every device's pipeline in the round engine instead of replaying its "
                 "training simulated alone (the same rounds, slower)");
+  cmd->add_flag("--strict", o.strict,
+                fmt::format("Exit {} when some device cannot meet the deadline in any configuration or goes over an "
+                            "energy budget (the plan is reported either way; without it such devices are listed and "
+                            "the exit code is 0)",
+                            kStrictMissExit));
   add_scale_out_options(*cmd, o.scale_out);
 }
 
@@ -113,7 +118,7 @@ int run_plan_round(const PlanRoundOptions& o) {
     const bool fits = plan_round_report(o, chunks, [&](const PlanReport& report) {
       if (scale_out.writes_outputs()) write_plan_outputs(o, report);
     });
-    return fits ? 0 : 2;
+    return fits || !o.strict ? 0 : kStrictMissExit;
   });
 }
 

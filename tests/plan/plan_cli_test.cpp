@@ -122,7 +122,10 @@ fleet = { kind = "estimate", source = "test" }
 server = { kind = "estimate", source = "test" }
 )");
   const auto table = run_command(edgetwin("plan-round --fleet " + (dir / "f.toml").string()) + " 2>/dev/null");
-  EXPECT_EQ(table.exit_code, 2);  // a device misses its round
+  EXPECT_EQ(table.exit_code, 0);  // a device that misses its round is a result, listed
+  const auto strict = run_command(edgetwin("plan-round --strict --fleet " + (dir / "f.toml").string()) + " 2>/dev/null");
+  EXPECT_EQ(strict.exit_code, 3);
+  EXPECT_EQ(strict.output, table.output) << "--strict changes the exit code only";
   EXPECT_THAT(table.output, HasSubstr("devices over their round budget in every configuration that meets the deadline "
                                       "(planned at their fastest):\n  nx/0: over its round budget even when idle (1980 J "
                                       "idle to the deadline > 500 J); best "));
