@@ -102,8 +102,8 @@ std::string hostname() {
 }  // namespace
 
 std::string arm_core_name(const std::string& implementer, const std::string& part) {
-  // MIDR_EL1 implementer and part numbers, as util-linux's lscpu (sys-utils/lscpu-arm.c) and
-  // Linux (arch/arm64/include/asm/cputype.h) name them: the Jetsons' cores (Nano and TX1:
+  // MIDR_EL1 implementer and part numbers, as lscpu and Linux name them (docs/reference/sources.md,
+  // *arm64 core names*): the Jetsons' cores (Nano and TX1:
   // Cortex-A57; TX2: Denver 2 and Cortex-A57; Xavier: Carmel; Orin: Cortex-A78AE) and the
   // common ones of boards and servers.
   struct Core {

@@ -55,9 +55,12 @@ TEST_F(TrainingRunner, TwoWorkersTwoEpochsRecordEveryBatch) {
     EXPECT_EQ(epoch.batches, 13);
     EXPECT_EQ(epoch.samples, 200);
     EXPECT_GT(epoch.e2e_s, 0);
-    // The trainer's time is waits plus steps plus bookkeeping, so E2E is at least their sum.
+    // The trainer's time is waits plus steps plus bookkeeping, so E2E is at least their sum, and
+    // not much more: the bookkeeping is microseconds a batch. The 0.1 s is for the scheduler: on
+    // a machine running other tests beside this one, a preemption between the timed parts counts
+    // in E2E alone (0.01 s failed once in a whole-suite run at load 2).
     EXPECT_GE(epoch.e2e_s, epoch.stall_s + epoch.compute_s);
-    EXPECT_LE(epoch.e2e_s, (epoch.stall_s + epoch.compute_s + epoch.h2d_s) * 1.2 + 0.01);
+    EXPECT_LE(epoch.e2e_s, (epoch.stall_s + epoch.compute_s + epoch.h2d_s) * 1.2 + 0.1);
     EXPECT_GT(epoch.worker_startup_s, 0);
   }
   for (std::size_t i = 0; i < result.batches.size(); ++i) {
