@@ -111,6 +111,8 @@ DisturbancePolicy plan_policy(const CalibrationSetup& setup) {
 }  // namespace
 
 // The process's resident set before the dataset and model exist: LibTorch and the runtime.
+// The watch reads this machine's /proc, not --sysfs-root's tree: it is the machine the runs
+// take their time on.
 Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress)
     : setup_(std::move(setup)), progress_(progress), guard_(plan_policy(setup_), MachineLoadWatch(), {}, &std::cerr) {
   data_.footprint.process_bytes = resident_bytes();
