@@ -226,7 +226,9 @@ calibrate::ProfileDocument calibrate_in_process(const calibrate::CalibrationSetu
   setup.seed = base.seed + 7919 * static_cast<std::uint64_t>(round);
   calibrate::Calibrator calibrator(setup, quiet);
   calibrator.check();
-  return calibrate::build_profile(calibrator.run());
+  calibrate::ProfileDocument doc = calibrate::build_profile(calibrator.run());
+  for (const auto& warning : doc.warnings) std::cerr << "edgetwin-validate: warning: " << warning << '\n';
+  return doc;
 }
 
 }  // namespace

@@ -262,6 +262,10 @@ std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOp
   setup.max_samples = in.grid.max_samples;
   setup.bench_dir = o.out / "calibration";
   std::filesystem::create_directories(setup.bench_dir);
+  // A round's run that other processes disturbed is measured again as `run` does; one still
+  // disturbed is kept, with its note in the round's provenance and on stderr, rather than ending
+  // a session of hours: the session marks its disturbed rounds itself (validate/real_run.hpp).
+  setup.disturbance.accept_disturbed = true;
   return std::make_unique<InterleavedCalibration>(std::move(setup), o.out / "calibration");
 }
 

@@ -92,6 +92,13 @@ struct CalibrationData {
   std::string storage_bench_file;
   FootprintData footprint;
   std::vector<Measurement> extra;  // clock sweep and power, already summarised
+  // The host watch (calibrate/app/disturbance_guard.hpp): other processes' cores during each
+  // watched run long enough to judge, the attempts it made again, and the runs kept disturbed
+  // (--accept-disturbed), as notes for the profile's provenance.
+  std::vector<double> other_cores_by_run;
+  int runs_measured_again = 0;
+  std::vector<std::string> disturbed_runs;
+  bool unwatched = false;  // the watch could not read its counters (no /proc/uptime)
   double calibration_s = 0;
 };
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "calibrate/import/disturbance_check.hpp"
+
 namespace edgetwin::calibrate {
 
 std::string ClockPoint::label() const {
@@ -78,6 +80,7 @@ CalibrationPlan make_plan(bool quick, int batch_size) {
   p.storage_bench_bytes = 16ull << 20;
   p.storage_repetitions = 2;
   p.random_reads = 200;
+  p.disturbed_retry_wait_s = 1;
   return p;
 }
 
@@ -111,6 +114,9 @@ std::string describe_plan(const CalibrationPlan& p) {
   for (const auto& point : p.clock_points) {
     out += fmt::format("  clock sweep point {}: one sequential run\n", point.label());
   }
+  out += fmt::format("  host watch: a training run above (but the step's beside its spinners) that other processes "
+                     "disturbed (over {:g} cores, judged over {:g} s at least) is measured again after {:g} s\n",
+                     kMaxOtherCores, kMinWallForOtherCpu_s, p.disturbed_retry_wait_s);
   return out;
 }
 

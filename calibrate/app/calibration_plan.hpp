@@ -100,6 +100,10 @@ struct CalibrationPlan {
   int random_reads = 2000;
 
   std::vector<ClockPoint> clock_points;  // each: one sequential run like a repetition's
+
+  // A run other processes disturbed is measured again after this wait (calibrate/app/disturbance_guard.hpp):
+  // long enough for a short burst (a compiler's file) to end, short beside a plan's run.
+  double disturbed_retry_wait_s = 5;
 };
 
 CalibrationPlan make_plan(bool quick, int workload_batch_size);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/app/batch_statistics.hpp"
 #include "sim/config/config_error.hpp"
@@ -92,10 +93,28 @@ std::uint64_t cache_slice_seed(std::uint64_t seed, int rep) {
   return seed + 1'000'003 * static_cast<std::uint64_t>(rep + 1);
 }
 
+// A measured run as a refusal names it: what it measured and its setting.
+std::string run_name(const std::string& what, const RunSpec& spec) {
+  std::string name = fmt::format("{} (workers {}, batch {}, intra-op threads {}", what, spec.loader.workers,
+                                 spec.loader.batch_size, spec.intra_op_threads);
+  if (!spec.cpus.empty()) name += fmt::format(", on CPUs {}", fmt::join(spec.cpus, ","));
+  return name + ")";
+}
+
+// The setup's retries and acceptance, the plan's wait before a run is measured again.
+DisturbancePolicy plan_policy(const CalibrationSetup& setup) {
+  DisturbancePolicy policy = setup.disturbance;
+  policy.retry_wait_s = setup.plan.disturbed_retry_wait_s;
+  return policy;
+}
+
 }  // namespace
 
 // The process's resident set before the dataset and model exist: LibTorch and the runtime.
-Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress) : setup_(std::move(setup)), progress_(progress) {
+// The watch reads this machine's /proc, not --sysfs-root's tree: it is the machine the runs
+// take their time on.
+Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress)
+    : setup_(std::move(setup)), progress_(progress), guard_(plan_policy(setup_), MachineLoadWatch(), {}, &std::cerr) {
   data_.footprint.process_bytes = resident_bytes();
 }
 
@@ -276,20 +295,27 @@ void Calibrator::measure_host_benchmarks() {
   progress_.end_step();
 }
 
+RunResult Calibrator::measured(const std::string& run, const RunSpec& spec, const std::function<void()>& prepare) {
+  RunResult result;
+  guard_.measure(run_name(run, spec), [&] { result = train(spec); }, prepare);
+  return result;
+}
+
 // The loader costs are a warm page cache's (misses are priced apart: measure_cache). Nothing
 // else makes a run's files resident: a calibration that followed an eviction or a memory
 // balloon read them from storage, and its fetch cost 3-5x a warm one (104-145 us a sample
 // against 24-38 us on host-x86-2core; docs/explanation/calibration.md, *Warm sequential runs*).
-RunResult Calibrator::train_warm(const RunSpec& spec) {
-  read_ahead(spec, *dataset_);
-  return train(spec);
+// A run measured again reads them again first: the neighbour that disturbed it may have
+// taken the page cache too.
+RunResult Calibrator::measured_warm(const std::string& run, const RunSpec& spec) {
+  return measured(run, spec, [&] { read_ahead(spec, *dataset_); });
 }
 
 void Calibrator::run_sequential(int rep) {
   RunSpec spec = base_spec();
   spec.max_batches_per_epoch = sequential_.total();
   spec.seed = setup_.seed + static_cast<std::uint64_t>(rep);  // another slice of the data each time
-  const RunResult r = train_warm(spec);
+  const RunResult r = measured_warm(fmt::format("sequential run {}/{}", rep + 1, setup_.plan.repetitions), spec);
   const auto batches = timed_batches(r.batches, static_cast<std::size_t>(sequential_.warmup));
   data_.fetch_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::fetch_s));
   data_.fetch_cpu_s_per_sample.push_back(per_sample(batches, &MeasuredBatch::fetch_cpu_s));
@@ -304,13 +330,13 @@ void Calibrator::run_sequential(int rep) {
   data_.footprint.parameter_count = r.parameter_count;
 }
 
-void Calibrator::run_compute(int batch_size) {
+void Calibrator::run_compute(int batch_size, int rep) {
   const BatchCount count = compute_steps_.at(batch_size);
   RunSpec spec = base_spec();
   spec.loader.batch_size = batch_size;
   spec.input = InputMode::repeat_first_batch;
   spec.max_batches_per_epoch = count.total();
-  const RunResult r = train(spec);
+  const RunResult r = measured(fmt::format("compute run {}/{}", rep + 1, setup_.plan.compute_repetitions), spec);
   const auto steps = timed_batches(r.batches, static_cast<std::size_t>(count.warmup));
   data_.compute_s_by_batch_size[batch_size].push_back(mean_of_field(steps, step_field()));
 }
@@ -326,7 +352,7 @@ void Calibrator::run_repetition(int rep) {
   progress_.begin_step(fmt::format("repetition {}/{}", rep + 1, p.repetitions), units);
   run_sequential(rep);
   if (rep < p.compute_repetitions) {
-    for (const auto& [bs, count] : compute_steps_) run_compute(bs);
+    for (const auto& [bs, count] : compute_steps_) run_compute(bs, rep);
   }
   progress_.end_step();
 }
@@ -339,7 +365,7 @@ void Calibrator::measure_worker_startup() {
   spec.max_batches_per_epoch = 2;
   spec.input = InputMode::load_only;
   progress_.begin_step("worker start-up", spec.epochs * spec.max_batches_per_epoch);
-  const RunResult r = train(spec);
+  const RunResult r = measured("worker start-up run", spec);
   for (const auto& s : r.worker_startups) data_.worker_startup_s.push_back(s.wall_s);
   progress_.end_step();
 }
@@ -354,18 +380,23 @@ void Calibrator::measure_cache() {
   RunSpec spec = base_spec();
   spec.max_batches_per_epoch = p.cache_batches;
   spec.input = InputMode::load_only;
-  for (int rep = 0; rep < p.cache_repetitions; ++rep) {
-    spec.seed = cache_slice_seed(setup_.seed, rep);
+  const auto evict = [&] {
     evict_files(dataset_->files());
     cache.residency_after_evict = files_residency(dataset_->files()).fraction();
+  };
+  for (int rep = 0; rep < p.cache_repetitions; ++rep) {
+    spec.seed = cache_slice_seed(setup_.seed, rep);
+    const std::string pass = fmt::format(" {}/{}", rep + 1, p.cache_repetitions);
     if (per_sample_files) {
-      const auto cold = train(spec);
-      const auto warm = train(spec);
+      // A cold pass measured again is evicted again; the warm one reads what the cold one left.
+      const auto cold = measured("cold cache pass" + pass, spec, evict);
+      const auto warm = measured("warm cache pass" + pass, spec);
       cache.cold_fetch_s_per_sample.push_back(per_sample(cold.batches, &MeasuredBatch::fetch_s));
       cache.warm_fetch_s_per_sample.push_back(per_sample(warm.batches, &MeasuredBatch::fetch_s));
       cache.cold_fetch_cpu_s_per_sample.push_back(per_sample(cold.batches, &MeasuredBatch::fetch_cpu_s));
       cache.warm_fetch_cpu_s_per_sample.push_back(per_sample(warm.batches, &MeasuredBatch::fetch_cpu_s));
     } else {
+      evict();
       cache.cold_open_s.push_back(
           timed_seconds([&] { dataset_ = open_dataset(setup_.target.format, setup_.dataset_dir); }));
       cache.warm_open_s.push_back(
@@ -410,6 +441,8 @@ void Calibrator::measure_step_scaling() {
   RunSpec spec = base_spec();
   spec.input = InputMode::repeat_first_batch;
   spec.max_batches_per_epoch = count.total();
+  // Not watched: the spinners are the other processes, on purpose (the import leaves such
+  // traces out of its checks too).
   for (int busy = 0; busy < settings; ++busy) {
     const SpinningProcesses spinning(busy);
     const auto steps = timed_batches(train(spec).batches, static_cast<std::size_t>(count.warmup));
@@ -462,7 +495,7 @@ void Calibrator::measure_step_share() {
     if (run.pinned) spec.cpus = {allowed_cpus().front()};
     // The first workers x prefetch batches were loaded before the trainer asked: the rule skips them.
     spec.max_batches_per_epoch = std::int64_t{workers} * spec.loader.prefetch_factor + share_steps(run).total();
-    for (const MeasuredBatch& b : train_warm(spec).batches) {
+    for (const MeasuredBatch& b : measured_warm("step's share run", spec).batches) {
       data_.share_batches.push_back(
           share_record(b, workers, spec.loader.prefetch_factor, setup_.intra_op_threads, run.pinned ? 1 : 0));
     }
@@ -502,7 +535,8 @@ void Calibrator::sweep_clocks() {
     controller.apply(clock_setting(point));
     RunSpec spec = base_spec();
     spec.max_batches_per_epoch = sequential_.total();
-    const auto batches = timed_batches(train_warm(spec).batches, static_cast<std::size_t>(sequential_.warmup));
+    const auto batches = timed_batches(measured_warm("clock sweep run at " + point.label(), spec).batches,
+                                       static_cast<std::size_t>(sequential_.warmup));
     const std::string label = "sweep_" + point.label();
     data_.extra.push_back(summarize(fmt::format("{}_compute_s_bs{}", label, p.batch_size),
                                     field_values(batches, &MeasuredBatch::compute_s), "s/batch"));
@@ -547,6 +581,10 @@ CalibrationData Calibrator::run() {
   measure_step_share();
   measure_placement();
   sweep_clocks();
+  data_.disturbed_runs = guard_.accepted();
+  data_.other_cores_by_run = guard_.other_cores();
+  data_.runs_measured_again = guard_.attempts_again();
+  data_.unwatched = guard_.unwatched();
   progress_.finish();
   data_.calibration_s = progress_.elapsed_s();
   return data_;

@@ -6,11 +6,15 @@
 // Contract: check() validates everything a run needs (dataset opens, model builds and takes
 // the dataset's input, reference clocks known, bench directory writable) before anything is
 // measured; run() then measures. Clocks changed by the sweep are put back when run() returns
-// or throws (ClockController). Files it writes (the storage bench file) are removed.
+// or throws (ClockController). Files it writes (the storage bench file) are removed. Each
+// training run that the profile's costs come from is watched (DisturbanceGuard): a disturbed
+// one is measured again, and run() throws ConfigError when one stays disturbed, unless
+// setup.disturbance.accept_disturbed; then CalibrationData::disturbed_runs says which.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +22,7 @@
 #include "calibrate/app/calibration_data.hpp"
 #include "calibrate/app/batch_statistics.hpp"
 #include "calibrate/app/calibration_plan.hpp"
+#include "calibrate/app/disturbance_guard.hpp"
 #include "calibrate/app/progress_line.hpp"
 #include "calibrate/app/step_budget.hpp"
 #include "calibrate/app/workload_target.hpp"
@@ -43,6 +48,7 @@ struct CalibrationSetup {
   std::string storage_name = "local-disk";  // the medium the dataset is on, as the device file names it
   double reference_cpu_freq_hz = 0;   // 0 = detect (cpufreq, else /proc/cpuinfo)
   double reference_gpu_freq_hz = -1;  // < 0 = detect (GPU devfreq); needed with CUDA
+  DisturbancePolicy disturbance;      // retries, accept_disturbed; the wait is plan.disturbed_retry_wait_s
 };
 
 class Calibrator {
@@ -56,7 +62,10 @@ class Calibrator {
  private:
   RunSpec base_spec() const;
   RunResult train(const RunSpec& spec);
-  RunResult train_warm(const RunSpec& spec);  // its samples read once first (read_ahead)
+  // A run the profile's costs come from, under the host watch; prepare() runs before each
+  // attempt, outside the watch. measured_warm: its samples read once first (read_ahead).
+  RunResult measured(const std::string& run, const RunSpec& spec, const std::function<void()>& prepare = {});
+  RunResult measured_warm(const std::string& run, const RunSpec& spec);
   BatchField step_field() const;
   void detect_clocks();
   void probe();
@@ -65,7 +74,7 @@ class Calibrator {
   void measure_host_benchmarks();
   void run_repetition(int rep);
   void run_sequential(int rep);
-  void run_compute(int batch_size);
+  void run_compute(int batch_size, int rep);
   void measure_worker_startup();
   void measure_cache();
   void measure_scaling();
@@ -87,6 +96,7 @@ class Calibrator {
   CalibrationSetup setup_;
   ProgressLine& progress_;
   CalibrationData data_;
+  DisturbanceGuard guard_;
   std::unique_ptr<Dataset> dataset_;
   BatchCount sequential_;                    // batches of each sequential repetition
   std::map<int, BatchCount> compute_steps_;  // sizes repeated in every compute repetition

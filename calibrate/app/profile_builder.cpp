@@ -29,6 +29,17 @@ ComputeCurve compute_curve(const CalibrationData& data) {
   return curve;
 }
 
+// What the host watch saw (calibrate/app/disturbance_guard.hpp): runs measured again, and every
+// run kept disturbed, so that such a profile says so wherever it goes.
+std::string host_watch_source(const CalibrationData& d) {
+  std::string source;
+  if (d.unwatched) source += "; not watched for other processes: /proc/uptime could not be read";
+  if (d.runs_measured_again > 0)
+    source += fmt::format("; {} run attempt(s) measured again, other processes disturbed them", d.runs_measured_again);
+  for (const auto& note : d.disturbed_runs) source += "; " + note;
+  return source;
+}
+
 std::string costs_source(const CalibrationData& d) {
   std::string source = fmt::format(
       "edgetwin-calibrate on {} ({}, {} cores), {}: loader costs from sequential runs (workers 0, warm cache, "
@@ -37,7 +48,7 @@ std::string costs_source(const CalibrationData& d) {
       d.intra_op_threads);
   if (d.reference_gpu_freq_hz <= 0) source += "; launch_cpu_s_per_batch 0: CPU-only, the step includes it";
   if (d.worker_startup_s.empty()) source += "; worker start-up not measured";
-  return source;
+  return source + host_watch_source(d);
 }
 
 // The step's slow-down beside busy cores, by the importer's rule for Python traces
@@ -240,6 +251,7 @@ std::vector<Measurement> measurements(const CalibrationData& d, const DerivedCos
   add_measurement(m, "intra_op_threads", {static_cast<double>(d.intra_op_threads)}, "threads");
   m.insert(m.end(), d.extra.begin(), d.extra.end());
   if (d.calibration_s > 0) add_measurement(m, "calibration_s", {d.calibration_s}, "s");
+  add_measurement(m, "other_processes_cores", d.other_cores_by_run, "cores");
   return m;
 }
 
@@ -305,6 +317,9 @@ ProfileDocument build_profile(const CalibrationData& d) {
   doc.provenance.libtorch_version = d.libtorch_version;
   doc.provenance.power = d.power_status;
   doc.measurements = measurements(d, scaling);
+  doc.warnings = d.disturbed_runs;
+  if (d.unwatched)
+    doc.warnings.push_back("the runs were not watched for other processes: /proc/uptime could not be read");
   return doc;
 }
 

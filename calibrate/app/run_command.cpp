@@ -45,6 +45,14 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   c->add_option("--bench-dir", o.bench_dir, "directory for the storage benchmark file (default: the dataset's)");
   c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the run (default: detected)");
   c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the run (default: devfreq)");
+  c->add_option("--retries", o.disturbance.retries,
+                "measure a run that other processes disturbed (over 0.25 cores beside it) again, at most N times, "
+                "then exit 2")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  c->add_flag("--accept-disturbed", o.disturbance.accept_disturbed,
+              "keep a run still disturbed after its retries, with a warning and a note in the profile's provenance, "
+              "instead of exit 2");
   return c;
 }
 
@@ -73,6 +81,7 @@ CalibrationSetup make_setup(const RunOptions& o, WorkloadTarget target) {
   s.storage_name = o.storage_name;
   s.reference_cpu_freq_hz = o.reference_cpu_freq_hz;
   s.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
+  s.disturbance = o.disturbance;
   s.target = std::move(target);
   return s;
 }
@@ -148,6 +157,7 @@ int run_calibration(const RunOptions& o, const std::filesystem::path& data_dir) 
   calibrator.check();
   const CalibrationData data = calibrator.run();
   const ProfileDocument doc = build_profile(data);
+  for (const auto& warning : doc.warnings) std::cerr << "edgetwin-calibrate run: warning: " << warning << '\n';
   write_checked_profile(profile_file, doc);
   if (o.write_device) write_checked_device(device_path(o, setup), build_host_device(data, o.storage_name));
   std::cout << summary(data, doc) << "wrote " << profile_file.string() << '\n';

@@ -4,13 +4,16 @@
 // Contract: all input is loaded and checked (workload, dataset, model against the data,
 // output paths, clock sweep points) before the first measurement; a ConfigError, DatasetError
 // or HardwareError then means exit code 2 and no file written. --dry-run stops after the
-// checks and prints the plan and every sysfs write a clock sweep would make.
+// checks and prints the plan and every sysfs write a clock sweep would make. A measured run
+// that other processes disturbed is measured again (--retries), then refused with exit 2 and
+// no file written, or kept with --accept-disturbed (calibrate/app/disturbance_guard.hpp).
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "calibrate/app/disturbance_guard.hpp"
 #include "calibrate/app/training_options.hpp"
 
 namespace CLI {
@@ -39,6 +42,7 @@ struct RunOptions {
   std::filesystem::path bench_dir;
   double reference_cpu_freq_hz = 0;
   double reference_gpu_freq_hz = -1;
+  DisturbancePolicy disturbance;  // --retries, --accept-disturbed; the wait is the plan's
   std::string command;  // the command line, for [profile] command
 };
 

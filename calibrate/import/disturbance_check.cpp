@@ -13,8 +13,6 @@
 namespace edgetwin::calibrate {
 namespace {
 
-// Less wall time than this and the idle counter's 10 ms ticks say nothing of a core's share.
-constexpr double kMinWallForOtherCpu_s = 0.5;
 // Steps shorter than this are left out of the ratios: their jitter is the clock's and the
 // scheduler's, not a neighbour's (the tests' toy steps take tens of microseconds).
 constexpr double kMinStepForRatio_s = 1e-3;

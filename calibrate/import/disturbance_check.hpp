@@ -38,6 +38,8 @@ namespace edgetwin::calibrate {
 // core; one spinning process beside the run is a whole core, and the idle counter's 10 ms ticks
 // over the half second a trace needs at least leave 0.04 cores of doubt on 2 CPUs.
 constexpr double kMaxOtherCores = 0.25;
+// Less wall time than this and the idle counter's 10 ms ticks say nothing of a core's share.
+constexpr double kMinWallForOtherCpu_s = 0.5;
 // A step with a core of its own runs through it: its thread's CPU over its wall time is close
 // to 1; the disturbed calibration of issue 43 gave the step 0.44-0.59.
 constexpr double kMinStepShare = 0.8;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,8 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +41,12 @@ using test_support::run_command;
 
 std::string calibrate_bin() { return quoted(EDGETWIN_CALIBRATE_BIN); }
 std::string edgetwin_bin() { return quoted(EDGETWIN_BIN); }
+
+// The tests run on a shared machine (other tenants, ctest beside them): a calibration whose
+// subject is not the host watch keeps its disturbed runs, measured once (each attempt again
+// costs the quick plan's 1 s wait and the run: 35 s instead of 7 for a quick calibration on a
+// busy 2-core VM); the watch's own tests are below (ARunBesideASpinningProcess...).
+const std::string kSharedMachine = " --accept-disturbed --retries 0";
 
 
 // The shipped LeNet workload with the dataset size of the generated data, so that the
@@ -138,8 +147,9 @@ std::map<int, Comparison> calibrate_measure_predict(const fs::path& dir, const f
   std::map<int, nlohmann::json> before;
   for (const int w : workers) before[w] = measure_json(dir, workload, config_of(w));
   const auto calibrated = run_command(calibrate_bin() + " run --workload " + quoted(workload) + " --dataset " +
-                                      quoted(dir / "mnist") + " --quick --quiet --device-name host-e2e --out " +
-                                      quoted(profile) + " --write-device --device-out " + quoted(device));
+                                      quoted(dir / "mnist") + kSharedMachine +
+                                      " --quick --quiet --device-name host-e2e --out " + quoted(profile) +
+                                      " --write-device --device-out " + quoted(device));
   EXPECT_EQ(calibrated.exit_code, 0) << calibrated.output;
   std::map<int, Comparison> out;
   for (const int w : workers) {
@@ -219,8 +229,9 @@ EstimateCheck estimate_against_real(const fs::path& dir, const fs::path& workloa
   const fs::path profile = dir / "estimate-profile.toml";
   const fs::path device = dir / "estimate-host.toml";
   const auto calibrated = run_command(calibrate_bin() + " run --workload " + quoted(workload) + " --dataset " +
-                                      quoted(dir / "mnist") + " --quick --quiet --device-name host-e2e --out " +
-                                      quoted(profile) + " --write-device --device-out " + quoted(device));
+                                      quoted(dir / "mnist") + kSharedMachine +
+                                      " --quick --quiet --device-name host-e2e --out " + quoted(profile) +
+                                      " --write-device --device-out " + quoted(device));
   EXPECT_EQ(calibrated.exit_code, 0) << calibrated.output;
   const auto before = measure_json(dir, workload, sequential + " --epochs 3");
   const auto real = measure_json(dir, workload, sequential + " --epochs 6");
@@ -257,7 +268,8 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   const fs::path profile = dir_->path() / "quick.toml";
   const auto r =
       run_command(calibrate_bin() + " run --workload " + quoted(workload_) + " --dataset " +
-                  quoted(dir_->path() / "mnist") + " --quick --device-name host-e2e --out " + quoted(profile));
+                  quoted(dir_->path() / "mnist") + kSharedMachine + " --quick --device-name host-e2e --out " +
+                  quoted(profile));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::smatch took;
   ASSERT_TRUE(std::regex_search(r.output, took, std::regex("calibration took ([0-9.]+) s"))) << r.output;
@@ -268,6 +280,8 @@ TEST_F(CalibrateE2E, QuickCalibrationIsQuickAndSaysWhatItMeasured) {
   EXPECT_NE(text.find("kind = \"measured\""), std::string::npos);
   EXPECT_NE(text.find("[measurements.preprocess_s_per_sample_1_busy_cores]"), std::string::npos);
   EXPECT_NE(text.find("[measurements.cold_dataset_open_s]"), std::string::npos);
+  // The host watch read every measured run (disturbed ones are kept here: kSharedMachine).
+  EXPECT_NE(text.find("[measurements.other_processes_cores]"), std::string::npos) << text;
   // A CPU-only host: the step beside 1 and 2 (all) busy cores, as factors of the step alone.
   EXPECT_NE(text.find("[measurements.compute_s_bs16_threads1_alone]"), std::string::npos);
   EXPECT_NE(text.find("[measurements.compute_s_bs16_threads1_busy1]"), std::string::npos);
@@ -307,7 +321,7 @@ TEST_F(CalibrateE2E, FullPlanFinishesInTenMinutes) {
   const fs::path profile = dir_->path() / "full.toml";
   const fs::path device = dir_->path() / "host-full.toml";
   const auto r =
-      run_command(calibrate_bin() + " run --workload lenet-mnist --dataset " + quoted(data) +
+      run_command(calibrate_bin() + " run --workload lenet-mnist --dataset " + quoted(data) + kSharedMachine +
                   " --quiet --device-name host-full --out " + quoted(profile) + " --write-device --device-out " +
                   quoted(device) + " --epochs 2 --workers 4 --measured-json " + quoted(dir_->path() / "m.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -365,6 +379,75 @@ TEST_F(CalibrateE2E, BadInputExitsTwoAndWritesNothing) {
   }
 }
 
+// Another process's heavy work beside a calibration: a child that spins until destroyed (and
+// dies with the test, PR_SET_PDEATHSIG).
+class SpinningChild {
+ public:
+  SpinningChild() : pid_(::fork()) {
+    if (pid_ != 0) return;
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    volatile unsigned long spins = 0;
+    for (;;) spins = spins + 1;
+  }
+  ~SpinningChild() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  SpinningChild(const SpinningChild&) = delete;
+  SpinningChild& operator=(const SpinningChild&) = delete;
+
+ private:
+  pid_t pid_;
+};
+
+std::string quick_run(const fs::path& workload, const fs::path& dataset, const fs::path& profile,
+                      const std::string& options) {
+  return calibrate_bin() + " run --quick --quiet --workload " + quoted(workload) + " --dataset " + quoted(dataset) +
+         " --device-name host-e2e --out " + quoted(profile) + options;
+}
+
+// One process spinning beside the calibration is a whole core of someone else's (half of one on
+// a single CPU), over the bound of 0.25: the first run it watches is measured again after the
+// quick plan's 1 s, then refused, naming the run and the bound, and no profile is written.
+TEST_F(CalibrateE2E, ARunBesideASpinningProcessIsMeasuredAgainThenRefused) {
+  const fs::path profile = dir_->path() / "disturbed.toml";
+  const SpinningChild spinning;
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_command(quick_run(workload_, dir_->path() / "mnist", profile, " --retries 1"));
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("refused after one attempt again in %.1f s\n", took_s);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  const std::string run = "sequential run 1/3 (workers 0, batch 16, intra-op threads 1): other processes kept ";
+  EXPECT_NE(r.output.find("edgetwin-calibrate run: " + run), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; measuring it again in 1 s (attempt 2 of 2)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", attempt 2 of 2, each one disturbed; the bound is 0.25 cores: the run was disturbed; "
+                          "measure it again on a quiet machine, or --accept-disturbed"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(profile));
+  for (const auto& entry : fs::directory_iterator(dir_->path()))
+    EXPECT_EQ(entry.path().filename().string().find(".disturbed.toml"), std::string::npos) << "temp file left behind";
+}
+
+// --accept-disturbed keeps such runs: a warning for each on stderr, the same text in the costs'
+// provenance, and the other processes' cores in the measurements, above the bound.
+TEST_F(CalibrateE2E, AcceptDisturbedKeepsTheRunsWithAWarningAndANote) {
+  const fs::path profile = dir_->path() / "accepted.toml";
+  const SpinningChild spinning;
+  const auto r = run_command(quick_run(workload_, dir_->path() / "mnist", profile, " --retries 0 --accept-disturbed"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string note = "disturbed run accepted: sequential run 1/3 (workers 0, batch 16, intra-op threads 1): "
+                           "other processes kept ";
+  EXPECT_NE(r.output.find("edgetwin-calibrate run: warning: " + note), std::string::npos) << r.output;
+  const std::string text = test_support::read_text(profile);
+  EXPECT_NE(text.find(note), std::string::npos) << text;
+  const std::string median = "[measurements.other_processes_cores]\nmedian = ";
+  const auto at = text.find(median);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_GT(std::stod(text.substr(at + median.size())), 0.25) << text;
+}
+
 // Values as the kernel reads them: sysfs parses "2265600" and "2265600\n" alike.
 std::string trimmed(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
@@ -407,7 +490,8 @@ TEST_F(CalibrateE2E, ClockSweepOnAFakeJetsonIsRestored) {
   const fs::path root = dir_->path() / "fake-sysfs";
   const auto original = fake_xavier(root);
   const std::string base = calibrate_bin() + " run --quick --quiet --workload " + quoted(workload_) + " --dataset " +
-                           quoted(dir_->path() / "mnist") + " --device-name host-e2e --sysfs-root " + quoted(root) +
+                           quoted(dir_->path() / "mnist") + kSharedMachine + " --device-name host-e2e --sysfs-root " +
+                           quoted(root) +
                            " --sweep-clocks --cpu-freqs 115200000,2265600000";
 
   const auto dry = run_command(base + " --dry-run --out " + quoted(dir_->path() / "dry.toml"));
@@ -486,7 +570,8 @@ TEST_F(CalibrateE2E, ImportTakesShareTracesAndMeasuresPlacement) {
 TEST_F(CalibrateE2E, AKilledCalibrationLeavesAWholeProfileOrNone) {
   const fs::path out = dir_->path() / "killed";
   const std::vector<std::string> args{EDGETWIN_CALIBRATE_BIN, "run", "--workload", workload_.string(), "--dataset",
-                                      (dir_->path() / "mnist").string(), "--quick", "--device-name", "host-e2e",
+                                      (dir_->path() / "mnist").string(), "--quick", "--accept-disturbed",
+                                      "--retries", "0", "--device-name", "host-e2e",
                                       "--out", (out / "profile.toml").string()};
   const auto [reference, seconds] = test_support::run_to_end(args, "calibrate-reference");
   ASSERT_EQ(reference, "exit 0");

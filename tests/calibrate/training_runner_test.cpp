@@ -136,7 +136,7 @@ TEST_F(TrainingRunner, SamplesReadAreTheSamplersBatchesCutWhereTheRunIs) {
   EXPECT_TRUE(std::all_of(read.begin(), read.end(), [](std::int64_t i) { return i >= 0 && i < 100; }));
 }
 
-// A calibration's warm runs (Calibrator::train_warm): after read_ahead the files of exactly the
+// A calibration's warm runs (Calibrator::measured_warm): after read_ahead the files of exactly the
 // samples the run reads are in the page cache, and the rest of an evicted folder is not.
 TEST_F(TrainingRunner, ReadAheadMakesExactlyTheRunsFilesResident) {
   make_dataset(DatasetFormat::jpeg_folder, 40, 16, dir_->path() / "jpeg", 5, 2);

@@ -12,6 +12,7 @@ edgetwin_add_test(calibrate_training_test
     ${EDGETWIN_TRAINING_TEST_DIR}/training_pipeline_test.cpp
     ${EDGETWIN_TRAINING_TEST_DIR}/training_runner_test.cpp
     ${EDGETWIN_TRAINING_TEST_DIR}/training_app_test.cpp
+    ${EDGETWIN_TRAINING_TEST_DIR}/training_disturbance_guard_test.cpp
   LIBS edgetwin_calibrate_app edgetwin_training)
 
 # End to end through the two programs; no torch header, so it compiles in seconds.

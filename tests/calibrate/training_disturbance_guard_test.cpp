@@ -1,0 +1,176 @@
+// The host watch of `edgetwin-calibrate run` (DisturbanceGuard) on injected counters: a quiet
+// run is measured once, a disturbed one again after the wait, then refused or kept with a note;
+// a short run is judged with the moments after it.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "calibrate/app/disturbance_guard.hpp"
+#include "calibrate/import/disturbance_check.hpp"
+#include "sim/config/config_error.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+constexpr int kCpus = 2;
+constexpr double kAttemptWall_s = 1.0;
+constexpr double kOwnCpu_s = 0.5;
+
+// Counters for attempts whose other processes kept `others[i]` cores busy: each attempt reads
+// twice (start, stop), 1 s apart, the process taking 0.5 s. Busy = cpus x wall - idle, and
+// others = busy - own, so the idle the counter must grow by is cpus x wall - own - others x wall.
+MachineLoadWatch watch_seeing(const std::vector<double>& others) {
+  std::vector<LoadCounters> readings;
+  LoadCounters now{100.0, 1000.0, 10.0};
+  for (const double cores : others) {
+    readings.push_back(now);
+    now.wall_s += kAttemptWall_s;
+    now.own_cpu_s += kOwnCpu_s;
+    now.machine_idle_s += kCpus * kAttemptWall_s - kOwnCpu_s - cores * kAttemptWall_s;
+    readings.push_back(now);
+    now.wall_s += 5.0;  // the wait before the next attempt, outside the watch
+  }
+  auto next = std::make_shared<std::size_t>(0);
+  return MachineLoadWatch(kCpus, [readings, next]() -> std::optional<LoadCounters> {
+    if (*next >= readings.size()) return std::nullopt;
+    return readings[(*next)++];
+  });
+}
+
+struct Recorded {
+  std::vector<double> sleeps_s;
+  int attempts = 0;
+  int prepares = 0;
+  std::ostringstream log;
+};
+
+DisturbanceGuard guard_for(const std::vector<double>& others, DisturbancePolicy policy, Recorded& r) {
+  return DisturbanceGuard(policy, watch_seeing(others), [&r](double s) { r.sleeps_s.push_back(s); }, &r.log);
+}
+
+// An attempt that takes about no wall time of the real clock, so that the guard's only wait
+// on the real clock is the short-run padding, recorded like the retry wait.
+std::function<void()> counting(Recorded& r) {
+  return [&r] { ++r.attempts; };
+}
+
+DisturbancePolicy policy(int retries, bool accept = false) { return DisturbancePolicy{retries, 2.5, accept}; }
+
+// The retry waits among the recorded sleeps: the padding of each instant attempt is under
+// kMinWallForOtherCpu_s, the retry wait (2.5 s) above it.
+std::vector<double> retry_waits(const Recorded& r) {
+  std::vector<double> out;
+  for (const double s : r.sleeps_s)
+    if (s > kMinWallForOtherCpu_s) out.push_back(s);
+  return out;
+}
+
+TEST(DisturbanceGuard, AQuietRunIsMeasuredOnceAndItsReadingKept) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({0.1}, policy(2), r);
+  guard.measure("sequential run 1/3", counting(r));
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_TRUE(retry_waits(r).empty());
+  ASSERT_EQ(guard.other_cores().size(), 1u);
+  EXPECT_NEAR(guard.other_cores()[0], 0.1, 1e-9);
+  EXPECT_EQ(guard.attempts_again(), 0);
+  EXPECT_TRUE(r.log.str().empty());
+}
+
+TEST(DisturbanceGuard, AtTheBoundItIsQuietJustAboveItDisturbed) {
+  Recorded at, above;
+  DisturbanceGuard quiet = guard_for({kMaxOtherCores}, policy(0), at);
+  EXPECT_NO_THROW(quiet.measure("run", counting(at)));
+  DisturbanceGuard disturbed = guard_for({kMaxOtherCores + 0.01}, policy(0), above);
+  EXPECT_THROW(disturbed.measure("run", counting(above)), ConfigError);
+}
+
+TEST(DisturbanceGuard, ADisturbedRunIsMeasuredAgainAfterTheWaitThenKeptWhenQuiet) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({1.0, 0.05}, policy(2), r);
+  guard.measure("compute run 1/2 (workers 0, batch 64, intra-op threads 1)", counting(r));
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(retry_waits(r), std::vector<double>{2.5});
+  EXPECT_EQ(guard.attempts_again(), 1);
+  ASSERT_EQ(guard.other_cores().size(), 1u);
+  EXPECT_NEAR(guard.other_cores()[0], 0.05, 1e-9);  // the attempt kept
+  EXPECT_NE(r.log.str().find("compute run 1/2 (workers 0, batch 64, intra-op threads 1): other processes kept "
+                             "1.00 cores busy during it (1.00 s of CPU over 1.00 s); measuring it again in 2.5 s "
+                             "(attempt 2 of 3)"),
+            std::string::npos)
+      << r.log.str();
+}
+
+TEST(DisturbanceGuard, ARunStillDisturbedAfterItsRetriesIsRefusedNamingItAndTheBound) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({1.0, 0.9, 0.6}, policy(2), r);
+  std::string message;
+  try {
+    guard.measure("sequential run 2/3 (workers 0, batch 16, intra-op threads 1)", counting(r));
+  } catch (const ConfigError& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(r.attempts, 3);  // once, then twice again
+  EXPECT_EQ(retry_waits(r), (std::vector<double>{2.5, 2.5}));
+  EXPECT_EQ(message,
+            "sequential run 2/3 (workers 0, batch 16, intra-op threads 1): other processes kept 0.60 cores busy during "
+            "it (0.60 s of CPU over 1.00 s), attempt 3 of 3, each one disturbed; the bound is 0.25 cores: the run was "
+            "disturbed; measure it again on a quiet machine, or --accept-disturbed");
+  EXPECT_TRUE(guard.accepted().empty());
+}
+
+TEST(DisturbanceGuard, AcceptDisturbedKeepsTheLastAttemptWithANote) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({1.0, 0.8}, policy(1, true), r);
+  EXPECT_NO_THROW(guard.measure("worker start-up run (workers 2, batch 16, intra-op threads 1)", counting(r)));
+  EXPECT_EQ(r.attempts, 2);
+  ASSERT_EQ(guard.accepted().size(), 1u);
+  EXPECT_EQ(guard.accepted()[0],
+            "disturbed run accepted: worker start-up run (workers 2, batch 16, intra-op threads 1): other processes "
+            "kept 0.80 cores busy during it (0.80 s of CPU over 1.00 s), attempt 2 of 2, each one disturbed; the bound "
+            "is 0.25 cores");
+  EXPECT_NEAR(guard.other_cores().at(0), 0.8, 1e-9);
+}
+
+TEST(DisturbanceGuard, NoRetriesRefusesAtOnce) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({2.0}, policy(0), r);
+  EXPECT_THROW(guard.measure("run", counting(r)), ConfigError);
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_TRUE(retry_waits(r).empty());
+}
+
+TEST(DisturbanceGuard, PrepareRunsBeforeEveryAttempt) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({1.0, 1.0, 0.0}, policy(2), r);
+  std::vector<std::string> order;
+  guard.measure("run", [&] { order.push_back("attempt"); }, [&] { order.push_back("prepare"); });
+  EXPECT_EQ(order, (std::vector<std::string>{"prepare", "attempt", "prepare", "attempt", "prepare", "attempt"}));
+}
+
+// An attempt of about no wall time is watched until kMinWallForOtherCpu_s have passed: the
+// guard sleeps the rest inside the watch.
+TEST(DisturbanceGuard, AShortRunIsWatchedUntilTheIdleCounterCanJudgeIt) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({0.0}, policy(2), r);
+  guard.measure("run", counting(r));
+  ASSERT_EQ(r.sleeps_s.size(), 1u);
+  EXPECT_GT(r.sleeps_s[0], 0.9 * kMinWallForOtherCpu_s);
+  EXPECT_LE(r.sleeps_s[0], kMinWallForOtherCpu_s);
+}
+
+TEST(DisturbanceGuard, UnreadableCountersJudgeNothingAndSaySo) {
+  Recorded r;
+  DisturbanceGuard guard(policy(2), MachineLoadWatch(kCpus, [] { return std::optional<LoadCounters>(); }),
+                         [&r](double s) { r.sleeps_s.push_back(s); }, &r.log);
+  guard.measure("run", counting(r));
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_TRUE(guard.unwatched());
+  EXPECT_TRUE(guard.other_cores().empty());
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate
