@@ -188,7 +188,9 @@ def test_a_run_beside_spinning_processes_is_measured_again_then_refused(project,
             s.wait()
     assert done.returncode == 2, done.stderr
     assert "measuring again (1 of 1)" in done.stderr
-    assert "[again] w0-b8" in done.stderr
+    # Which traces the import names depends on how the scheduler shared the CPUs: a trace with
+    # under 0.5 s of rows is judged by its step's share alone, which may pass (w0-b8 did once).
+    assert "[again] w0-b8" in done.stderr or "[again] w1-b8" in done.stderr
     assert "other_cpu_s: other processes kept" in done.stderr and "the run was disturbed" in done.stderr
     assert not out.exists()
 
