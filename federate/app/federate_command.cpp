@@ -75,6 +75,9 @@ PartitionSpec partition_option(const std::string& text) {
 void apply_overrides(const FederateOptions& o, FleetSpec& spec) {
   std::vector<Diagnostic> problems;
   apply_round_overrides(o.round, spec, problems);
+  if (spec.round.aggregation == Aggregation::buffered)
+    problems.push_back(spec.source.at("round.aggregation", "a learning run applies synchronous rounds; buffered "
+                                                           "aggregation is simulated by plan-round only (docs/explanation/federated.md)"));
   LearningSpec& l = *spec.learning;
   if (!o.partition.empty()) l.partition = partition_option(o.partition);
   if (o.target_accuracy) {
