@@ -21,8 +21,8 @@
 //      base + per_update x B seconds (one aggregation at a time, buffers queue); when it ends
 //      the version increments. An update's staleness s is the aggregations that ended between
 //      its download and the start of the one applying it (the version it is applied to minus
-//      the one it downloaded); its weight is staleness_weight(s): the aggregate is
-//      sum(weight x update) / B, FedBuff's rule;
+//      the one it downloaded); its weight is staleness_weight(s), what a learning run scales
+//      the update by (the model itself is not simulated here);
 //   4. after the buffer of version `rounds` closes (or the listener stops), no task starts;
 //      tasks in flight run to their end (their energy counts) and their updates, and those of
 //      buffers never applied, are after_quorum;
