@@ -111,11 +111,14 @@ class BufferedRun {
     tasks_.start_task(d, version_);
   }
 
+  // The tasks waiting for this version start; once the last buffer has closed (or the listener
+  // stopped the run) they are not needed, and their slots go back.
   void hand_out_new_version() {
     for (std::size_t d = 0; d < specs_.size(); ++d) {
       if (!waits_for_model_[d]) continue;
       waits_for_model_[d] = false;
-      tasks_.start_task(d, version_);
+      if (closed_) --in_flight_;
+      else tasks_.start_task(d, version_);
     }
   }
 

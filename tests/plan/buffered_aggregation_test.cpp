@@ -247,6 +247,21 @@ TEST(BufferedAggregation, AnUpdateAfterTheDeadlineIsLateAndNotApplied) {
   EXPECT_DOUBLE_EQ(slow[1]->selected_s, slow[0]->uploaded_s);
 }
 
+// Device 0 reports at 3 s and waits for version 1 (3.5 s) to start again; device 1's report at
+// 3.2 s closes the last buffer meanwhile, so device 0's next task never starts, and version 2's
+// aggregation queues behind version 1's.
+TEST(BufferedAggregation, NoTaskStartsAfterTheLastBufferClosed) {
+  const auto o = simulate(settings(2), buffered(1, 2), {device("a", 1), device("b", 1.2)});
+  ASSERT_EQ(o.tasks.size(), 2u);
+  ASSERT_EQ(o.versions.size(), 2u);
+  EXPECT_NEAR(o.versions[0].end_s, task_s(1) + kAggregationS, 1e-9);
+  EXPECT_NEAR(o.versions[1].closed_s, task_s(1.2), 1e-9);
+  EXPECT_NEAR(o.versions[1].end_s, task_s(1) + 2 * kAggregationS, 1e-9);
+  // Queued, device 1's update is applied to version 1, made after its download: s = 1.
+  EXPECT_EQ(o.tasks[1].applied_version, 2);
+  EXPECT_EQ(o.tasks[1].staleness, 1);
+}
+
 TEST(BufferedAggregation, TheSameInputsGiveTheSameBytes) {
   RoundSettings s = settings(7);
   s.selection = Selection::random;
