@@ -262,6 +262,47 @@ TEST(BufferedAggregation, NoTaskStartsAfterTheLastBufferClosed) {
   EXPECT_EQ(o.tasks[1].staleness, 1);
 }
 
+// What a learning run hears: each version with the updates it applied and their weights; the
+// listener that says stop after version 2 ends the run there, and no task starts after it.
+class StopAfterTwo final : public AggregationListener {
+ public:
+  bool on_aggregation(const VersionOutcome& version, const std::vector<TaskOutcome>& applied) override {
+    heard.push_back(version);
+    for (const TaskOutcome& t : applied) weights.push_back(t.weight);
+    return version.version < 2;
+  }
+  std::vector<VersionOutcome> heard;
+  std::vector<double> weights;
+};
+
+TEST(BufferedAggregation, AListenerHearsEachVersionsUpdatesAndMayStopTheRun) {
+  const std::string bytes = run_in_child([] {
+    StopAfterTwo listener;
+    const RoundsOutcome o = simulate_buffered(server(), settings(5), buffered(2, 3), mixed_fleet(), {nullptr, &listener});
+    std::string out;
+    append_records(out, listener.heard);
+    append_records(out, listener.weights);
+    append_records(out, o.versions);
+    append_records(out, o.tasks);
+    return out;
+  });
+  ChildBytesReader reader(bytes);
+  const auto heard = reader.records<VersionOutcome>();
+  const auto weights = reader.records<double>();
+  const auto versions = reader.records<VersionOutcome>();
+  const auto tasks = reader.records<TaskOutcome>();
+  ASSERT_EQ(heard.size(), 2u);
+  ASSERT_EQ(versions.size(), 2u);
+  ASSERT_EQ(weights.size(), 4u);
+  double applied_weights = 0;
+  for (const auto& t : tasks) {
+    if (t.counted) applied_weights += t.weight;
+    EXPECT_LE(t.selected_s, versions[1].end_s) << "a task started after the run was stopped";
+  }
+  EXPECT_DOUBLE_EQ(applied_weights, weights[0] + weights[1] + weights[2] + weights[3]);
+  EXPECT_DOUBLE_EQ(heard[1].weight_sum, weights[2] + weights[3]);
+}
+
 TEST(BufferedAggregation, TheSameInputsGiveTheSameBytes) {
   RoundSettings s = settings(7);
   s.selection = Selection::random;

@@ -237,6 +237,24 @@ TEST(PlanRoundCli, BufferedAggregationIsTheSameBytesTwiceAndWhateverTheJobs) {
   EXPECT_EQ(static_cast<std::size_t>(std::count(csv.output.begin(), csv.output.end(), '\n')), 1 + tasks);
 }
 
+// As for rounds: every pipeline in the one engine gives the versions the replayed profiles give.
+TEST(PlanRoundCli, BufferedAggregationInOneEngineGivesTheSameVersions) {
+  const std::string args = kBuffered + " --json --rounds 4";
+  const auto replayed = run_command(edgetwin(args) + " 2>/dev/null");
+  const auto single = run_command(edgetwin(args + " --single-engine") + " 2>/dev/null");
+  ASSERT_EQ(replayed.exit_code, 0);
+  ASSERT_EQ(single.exit_code, 0);
+  const auto a = nlohmann::json::parse(replayed.output)["versions"];
+  const auto b = nlohmann::json::parse(single.output)["versions"];
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  for (std::size_t v = 0; v < a.size(); ++v) {
+    for (const char* key : {"end_s", "energy_j", "mean_staleness"})
+      EXPECT_NEAR(a[v][key].get<double>(), b[v][key].get<double>(), 1e-9 * std::max(1.0, a[v][key].get<double>())) << key;
+    EXPECT_EQ(a[v]["in_flight"], b[v]["in_flight"]);
+  }
+}
+
 TEST(PlanRoundCli, BadBufferedSettingsExit2Located) {
   TempDir dir("edgetwin-plan-buffered");
   const auto zero = shipped_fleet_with(dir, "aggregation = \"buffered\"\nbuffer_size = 0\nstaleness_weight = \"hinge\"\n");
