@@ -129,7 +129,9 @@ class BufferedRun {
     for (std::size_t d = 0; d < specs_.size(); ++d)
       if (may_start(d, now)) candidates.push_back(d);
     const auto wanted = std::min(candidates.size(), static_cast<std::size_t>(free_slots()));
-    for (const std::size_t d : selection_->select(version_, candidates, wanted)) start(d);
+    // A policy may return more than wanted (AllSelection returns every candidate): the cap holds.
+    for (const std::size_t d : selection_->select(version_, candidates, wanted))
+      if (free_slots() > 0) start(d);
     if (free_slots() > 0) schedule_wake_ups(now);
   }
 

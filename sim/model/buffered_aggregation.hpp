@@ -8,7 +8,7 @@
 //      or the state changes (a version ends, a device becomes active in its trace, a new day):
 //      the device that just reported starts its next task at once if it may; the other free
 //      slots go to the ClientSelection's choice among the devices that may (the version as the
-//      selection's round). A device may start a task when it is free, available (always; a
+//      selection's round; a policy that returns more, as AllSelection does, fills them in its order). A device may start a task when it is free, available (always; a
 //      seeded draw with its group's probability per version, redrawn after deadline_s when
 //      nothing is in flight; or active now in its trace) and not sitting out its day budget;
 //   2. a task downloads the version current at its start (task.round), trains, uploads; a task

@@ -147,33 +147,37 @@ std::vector<RoundDevice> mixed_fleet() {
 }
 
 // At no instant are more than `concurrency` tasks between their start and their report, and the
-// cap is reached; each version applies B updates, each task ends exactly once.
+// cap is reached, whatever the selection (all returns every candidate); each version applies B
+// updates, each task ends exactly once.
 TEST(BufferedAggregation, ConcurrencyCapHoldsAtEveryInstantAndEveryTaskEndsOnce) {
-  const int cap = 3, b = 2, versions = 8;
-  RoundSettings s = settings(versions);
-  s.selection = Selection::random;
-  const auto o = simulate(s, buffered(b, cap), mixed_fleet());
-  ASSERT_EQ(o.versions.size(), static_cast<std::size_t>(versions));
-  int most = 0;
-  for (const auto& at : o.tasks) {  // the count only rises at a task's start
-    int in_flight = 0;
-    for (const auto& t : o.tasks) in_flight += t.selected_s <= at.selected_s && at.selected_s < t.uploaded_s ? 1 : 0;
-    EXPECT_LE(in_flight, cap) << "at " << at.selected_s;
-    most = std::max(most, in_flight);
-  }
-  EXPECT_EQ(most, cap);
-  int counted = 0;
-  for (const auto& t : o.tasks) {
-    const int ends = (t.counted ? 1 : 0) + (t.late || t.dropped ? 1 : 0) + (t.after_quorum ? 1 : 0);
-    EXPECT_EQ(ends, 1) << "device " << t.device << " at " << t.selected_s;
-    counted += t.counted ? 1 : 0;
-    if (t.counted) EXPECT_EQ(t.staleness, t.applied_version - 1 - t.round);
-  }
-  EXPECT_EQ(counted, b * versions);
-  for (const auto& v : o.versions) {
-    EXPECT_EQ(v.applied, b);
-    EXPECT_LE(v.start_s, v.closed_s);
-    EXPECT_LT(v.closed_s, v.end_s);
+  for (const Selection selection : {Selection::random, Selection::all, Selection::fastest}) {
+    SCOPED_TRACE(static_cast<int>(selection));
+    const int cap = 3, b = 2, versions = 8;
+    RoundSettings s = settings(versions);
+    s.selection = selection;
+    const auto o = simulate(s, buffered(b, cap), mixed_fleet());
+    ASSERT_EQ(o.versions.size(), static_cast<std::size_t>(versions));
+    int most = 0;
+    for (const auto& at : o.tasks) {  // the count only rises at a task's start
+      int in_flight = 0;
+      for (const auto& t : o.tasks) in_flight += t.selected_s <= at.selected_s && at.selected_s < t.uploaded_s ? 1 : 0;
+      EXPECT_LE(in_flight, cap) << "at " << at.selected_s;
+      most = std::max(most, in_flight);
+    }
+    EXPECT_EQ(most, cap);
+    int counted = 0;
+    for (const auto& t : o.tasks) {
+      const int ends = (t.counted ? 1 : 0) + (t.late || t.dropped ? 1 : 0) + (t.after_quorum ? 1 : 0);
+      EXPECT_EQ(ends, 1) << "device " << t.device << " at " << t.selected_s;
+      counted += t.counted ? 1 : 0;
+      if (t.counted) EXPECT_EQ(t.staleness, t.applied_version - 1 - t.round);
+    }
+    EXPECT_EQ(counted, b * versions);
+    for (const auto& v : o.versions) {
+      EXPECT_EQ(v.applied, b);
+      EXPECT_LE(v.start_s, v.closed_s);
+      EXPECT_LT(v.closed_s, v.end_s);
+    }
   }
 }
 
