@@ -42,7 +42,7 @@ class BufferedRun {
               const std::vector<RoundDevice>& devices, BufferedHooks hooks)
       : settings_(settings), buffered_(buffered), specs_(devices), listener_(hooks.listener),
         tasks_(server, settings, devices, [this](std::size_t t) { on_report(t); }), spent_(devices.size()),
-        waits_for_model_(devices.size(), false) {
+        waits_for_model_(devices.size(), false), late_at_version_(devices.size(), -1) {
     if (hooks.selection == nullptr)
       default_selection_ =
           make_client_selection(settings.selection, settings.seed, task_predictions(devices, settings.deadline_s));
@@ -94,7 +94,7 @@ class BufferedRun {
   }
 
   bool may_start(std::size_t d, double now) const {
-    return !closed_ && !tasks_.busy(d) && !waits_for_model_[d] &&
+    return !closed_ && !tasks_.busy(d) && !waits_for_model_[d] && late_at_version_[d] < version_ &&
            device_available(specs_[d], d, draw_, now, settings_.seed) && !sits_out(d, now);
   }
 
@@ -165,6 +165,7 @@ class BufferedRun {
     --in_flight_;
     TaskOutcome& task = tasks_.tasks()[t];
     spent_[task.device][day_of(task.selected_s)] += task_budget_energy_j(task, specs_[task.device].network);
+    if (task.late) late_at_version_[task.device] = version_;
     if (!task.late && !task.dropped && !closed_) join_buffer(t);
     if (may_start(task.device, simulated_now_s()) && free_slots() > 0) start(task.device);
     fill_slots();
@@ -206,6 +207,10 @@ class BufferedRun {
   FleetTasks tasks_;
   std::vector<std::map<std::int64_t, double>> spent_;  // per device: day -> task energy (J)
   std::vector<bool> waits_for_model_;  // per device: handed a task, its download waits for the version being written
+  // Per device: the version current when its last late update arrived (-1: none); it starts
+  // again once a newer version exists, so a fleet whose every task misses the timeout ends
+  // instead of retrying for ever.
+  std::vector<int> late_at_version_;
   std::vector<std::size_t> buffer_;
   std::deque<std::pair<std::vector<std::size_t>, double>> waiting_;  // full buffers and when they closed
   std::deque<BufferAggregation> aggregations_;  // kept until the engine ends: SimGrid touches them after completion

@@ -10,7 +10,9 @@
 //      slots go to the ClientSelection's choice among the devices that may (the version as the
 //      selection's round; a policy that returns more, as AllSelection does, fills them in its order). A device may start a task when it is free, available (always; a
 //      seeded draw with its group's probability per version, redrawn after deadline_s when
-//      nothing is in flight; or active now in its trace) and not sitting out its day budget;
+//      nothing is in flight; or active now in its trace), not sitting out its day budget, and
+//      not late at the current version (a device whose update was late waits for a newer
+//      version: a fleet whose every task misses the timeout ends instead of retrying for ever);
 //   2. a task downloads the version current at its start (task.round), trains, uploads; a task
 //      handed out while the server is writing a new version starts (its slot taken meanwhile)
 //      when that version exists, so with B = 1 a lone client trains every task from its

@@ -237,7 +237,9 @@ TEST(BufferedAggregation, ATraceDropsAnUpdateAndTheDeviceReturnsWhenActive) {
   ASSERT_EQ(o.versions.size(), 2u);
 }
 
-// A task longer than the deadline is late: not applied, and its device starts again at once.
+// A task longer than the deadline is late: not applied, and its device starts again when the
+// next version exists. Device 0's versions end every 6.5 s; device 1 reports late at 22 s (while
+// version 3 is current) and starts again when version 4 ends, at 26 s.
 TEST(BufferedAggregation, AnUpdateAfterTheDeadlineIsLateAndNotApplied) {
   RoundSettings s = settings(5);
   s.deadline_s = task_s(4) + 1;
@@ -247,8 +249,21 @@ TEST(BufferedAggregation, AnUpdateAfterTheDeadlineIsLateAndNotApplied) {
     if (t.late) EXPECT_FALSE(t.counted);
   }
   const auto slow = tasks_of(o, 1);
-  ASSERT_GE(slow.size(), 2u);
-  EXPECT_DOUBLE_EQ(slow[1]->selected_s, slow[0]->uploaded_s);
+  ASSERT_EQ(slow.size(), 2u);
+  EXPECT_DOUBLE_EQ(slow[0]->uploaded_s, task_s(20));
+  EXPECT_NEAR(slow[1]->selected_s, 4 * (task_s(4) + kAggregationS), 1e-9);
+  EXPECT_EQ(slow[1]->round, 4);
+}
+
+// Every task misses the timeout: no version is ever made, each device tries once, the run ends.
+TEST(BufferedAggregation, AFleetThatOnlyMissesItsTimeoutEnds) {
+  RoundSettings s = settings(3);
+  s.deadline_s = 5;
+  const auto o = simulate(s, buffered(1, 2), {device("a", 10), device("b", 20)});
+  EXPECT_TRUE(o.versions.empty());
+  ASSERT_EQ(o.tasks.size(), 2u);
+  for (const auto& t : o.tasks) EXPECT_TRUE(t.late);
+  EXPECT_DOUBLE_EQ(o.horizon_end_s, task_s(20));
 }
 
 // Device 0 reports at 3 s and waits for version 1 (3.5 s) to start again; device 1's report at
