@@ -237,6 +237,29 @@ TEST(BufferedAggregation, ATraceDropsAnUpdateAndTheDeviceReturnsWhenActive) {
   ASSERT_EQ(o.versions.size(), 2u);
 }
 
+// Availability with a probability: a seeded draw per version, and with nothing in flight a new
+// draw every deadline_s. The first task starts at k x deadline_s, k the first draw that passes;
+// the device was available when it reported (the same draw), so its next task starts at once,
+// from version 1 when that exists.
+TEST(BufferedAggregation, AProbableDeviceIsDrawnPerVersionAndAgainAfterADeadline) {
+  RoundDevice d = device("a", 4);
+  d.availability.kind = AvailabilitySpec::Kind::probability;
+  d.availability.probability = 0.3;
+  RoundSettings s = settings(2);
+  s.deadline_s = 50;
+  s.seed = 11;
+  int first = 0;
+  while (!device_available(d, 0, first, 0, s.seed)) ++first;
+  ASSERT_GT(first, 0);  // a seed whose first draw fails: the redraw is what this checks
+  const auto o = simulate(s, buffered(1, 1), {d});
+  ASSERT_EQ(o.tasks.size(), 2u);
+  EXPECT_DOUBLE_EQ(o.tasks[0].selected_s, first * s.deadline_s);
+  const double version_end = first * s.deadline_s + task_s(4) + kAggregationS;
+  EXPECT_NEAR(o.versions.at(0).end_s, version_end, 1e-9);
+  EXPECT_NEAR(o.tasks[1].selected_s, version_end, 1e-9);
+  EXPECT_EQ(o.tasks[1].round, 1);
+}
+
 // A task longer than the deadline is late: not applied, and its device starts again when the
 // next version exists. Device 0's versions end every 6.5 s; device 1 reports late at 22 s (while
 // version 3 is current) and starts again when version 4 ends, at 26 s.
