@@ -18,7 +18,9 @@
 // to its end (a Flower client finishes fit() whatever the server decided), its energy counts,
 // its update does not, and it is not free for rounds that start before its task ends.
 // Training happens in the engine (each device a TrainingDevice) or is replayed from profiles of
-// the same training simulated alone beforehand; the two give the same rounds.
+// the same training simulated alone beforehand; the two give the same rounds. The task path
+// (download, training, upload, arrival) is sim/model/fleet_tasks.hpp's, shared with the
+// buffered aggregation of sim/model/buffered_aggregation.hpp.
 // Who is selected is a ClientSelection (sim/model/client_selection.hpp; the settings' seeded
 // random or all by default); a RoundListener hears of each round's end inside the engine, after
 // its aggregation and before the next round selects, and may end the rounds there (a learning

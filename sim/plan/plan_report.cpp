@@ -463,6 +463,7 @@ void write_buffered_json(std::ostream& out, const PlanReport& r) {
                        {"listed_for", listed_for(r, d)},
                        {"energy", energy_json(device_energy(r, d))},
                        {"energy_per_day_j", r.energy_per_day_j[d]},
+                       {"over_round_budget", r.over_round_budget[d]},
                        {"over_day_budget", r.over_day_budget[d]},
                        {"tasks", tasks}});
   }
