@@ -331,8 +331,8 @@ RoundDevice round_device(const FleetInstance& fleet, const CandidateTable& table
   r.availability = g.spec->availability;
   r.trace = g.trace;
   r.predicted_task_s = e.finish_s();
-  // The task's energy alone: its energy to a deadline at its own finish, no wait.
   r.energy_budget_j_per_day = g.spec->energy_budget_j_per_day;
+  // The task's energy alone: its energy to a deadline at its own finish, no wait.
   r.predicted_task_energy_j = energy_to_deadline(g.power, e.download_s, e.train_s, e.train_energy_j, e.upload_s, 0,
                                                  fleet.spec.round.suspend_min_gap_s);
   return r;
