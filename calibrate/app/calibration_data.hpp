@@ -98,7 +98,7 @@ struct CalibrationData {
   std::vector<double> other_cores_by_run;
   int runs_measured_again = 0;
   std::vector<std::string> disturbed_runs;
-  bool unwatched = false;  // the watch could not read its counters (no /proc/uptime)
+  bool unwatched = false;  // the watch could not read its counters (no /proc/stat)
   double calibration_s = 0;
 };
 

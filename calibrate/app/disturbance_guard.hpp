@@ -16,7 +16,7 @@
 // again, at most `retries` more times: an attempt must replace, not add to, what the one before
 // measured. A run still disturbed after its last attempt throws ConfigError naming the run and
 // what was off (exit 2 in main), or with accept_disturbed adds that text to accepted() and
-// returns. A watch that cannot read its counters (no /proc/uptime) judges nothing; unwatched()
+// returns. A watch that cannot read its counters (no /proc/stat) judges nothing; unwatched()
 // then says so.
 #pragma once
 

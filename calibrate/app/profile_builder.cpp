@@ -33,7 +33,7 @@ ComputeCurve compute_curve(const CalibrationData& data) {
 // run kept disturbed, so that such a profile says so wherever it goes.
 std::string host_watch_source(const CalibrationData& d) {
   std::string source;
-  if (d.unwatched) source += "; not watched for other processes: /proc/uptime could not be read";
+  if (d.unwatched) source += "; not watched for other processes: /proc/stat could not be read";
   if (d.runs_measured_again > 0)
     source += fmt::format("; {} run attempt(s) measured again, other processes disturbed them", d.runs_measured_again);
   for (const auto& note : d.disturbed_runs) source += "; " + note;
@@ -319,7 +319,7 @@ ProfileDocument build_profile(const CalibrationData& d) {
   doc.measurements = measurements(d, scaling);
   doc.warnings = d.disturbed_runs;
   if (d.unwatched)
-    doc.warnings.push_back("the runs were not watched for other processes: /proc/uptime could not be read");
+    doc.warnings.push_back("the runs were not watched for other processes: /proc/stat could not be read");
   return doc;
 }
 

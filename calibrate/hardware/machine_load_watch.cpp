@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <string>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "calibrate/hardware/cpu_affinity.hpp"
 
@@ -31,11 +33,16 @@ MachineLoad machine_load_between(const LoadCounters& start, const LoadCounters& 
   return load;
 }
 
-std::optional<double> machine_idle_s(const std::filesystem::path& uptime) {
-  std::ifstream in(uptime);
-  double up_s = 0, idle_s = 0;
-  if (!(in >> up_s >> idle_s)) return std::nullopt;
-  return idle_s;
+std::optional<double> machine_idle_s(const std::filesystem::path& stat) {
+  // cpu  user nice system idle iowait irq softirq steal ... (proc(5)), in USER_HZ ticks.
+  std::ifstream in(stat);
+  std::string label;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(in >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || label != "cpu")
+    return std::nullopt;
+  const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
+  if (ticks_per_s <= 0) return std::nullopt;
+  return (idle + iowait + steal) / static_cast<double>(ticks_per_s);
 }
 
 double own_cpu_s() { return rusage_cpu_s(RUSAGE_SELF) + rusage_cpu_s(RUSAGE_CHILDREN); }

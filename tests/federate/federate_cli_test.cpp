@@ -10,12 +10,14 @@
 
 #include <chrono>
 #include <random>
+#include <string>
 #include <tuple>
 #include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fleet_text.hpp"
 #include "tests/support/killable_process.hpp"
 #include "tests/support/test_files.hpp"
 
@@ -74,19 +76,7 @@ samples = )" + std::to_string(samples) + R"(
 workers = 0
 batch_size = { choose = [16, 32] }
 network = "radio"
-
-[network.radio]
-uplink_bytes_per_s = 1e6
-downlink_bytes_per_s = 2e6
-latency_s = 0.01
-radio_tx_power_w = 1
-radio_rx_power_w = 0.5
-
-[provenance]
-fleet = { kind = "estimate", source = "a test" }
-server = { kind = "estimate", source = "a test" }
-network = { kind = "estimate", source = "a test" }
-)";
+)" + std::string(edgetwin::testing::kRadioNetworkAndProvenance);
 }
 
 std::string federate(const std::string& args) { return std::string(EDGETWIN_FEDERATE_BINARY) + " " + args; }

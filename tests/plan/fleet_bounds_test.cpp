@@ -13,6 +13,7 @@
 #include "sim/config/fleet_loader.hpp"
 #include "sim/plan/fleet_instance.hpp"
 #include "tests/support/config_problems.hpp"
+#include "tests/support/fleet_text.hpp"
 #include "tests/support/test_files.hpp"
 
 namespace edgetwin::test::fleet_bounds {
@@ -49,19 +50,7 @@ power_modes = ["MAXN"]
 workers = { choose = [)" + workers + R"(] }
 batch_size = 1
 network = "radio"
-
-[network.radio]
-uplink_bytes_per_s = 1e6
-downlink_bytes_per_s = 2e6
-latency_s = 0.01
-radio_tx_power_w = 1
-radio_rx_power_w = 0.5
-
-[provenance]
-fleet = { kind = "estimate", source = "test" }
-server = { kind = "estimate", source = "test" }
-network = { kind = "estimate", source = "test" }
-)";
+)" + std::string(edgetwin::testing::kRadioNetworkAndProvenance);
 }
 
 class FleetBounds : public ::testing::Test {

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "sim/config/availability_trace.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/fleet_loader.hpp"
 #include "sim/plan/fleet_instance.hpp"
+#include "tests/support/fleet_text.hpp"
 #include "tests/support/test_files.hpp"
 
 namespace edgetwin::test {
@@ -21,7 +23,7 @@ using ::testing::HasSubstr;
 using test_support::TempDir;
 using test_support::write_text;
 
-const char* kFleet = R"([fleet]
+const std::string kFleet = R"([fleet]
 name = "small"
 seed = 3
 
@@ -57,19 +59,7 @@ samples = { distribution = "uniform", min = 100, max = 200 }
 power_modes = ["MAXN", "MODE_15W"]
 network = "radio"
 energy_budget_j_per_round = 1000
-
-[network.radio]
-uplink_bytes_per_s = 1e6
-downlink_bytes_per_s = 2e6
-latency_s = 0.01
-radio_tx_power_w = 1
-radio_rx_power_w = 0.5
-
-[provenance]
-fleet = { kind = "estimate", source = "test" }
-server = { kind = "estimate", source = "test" }
-network = { kind = "estimate", source = "test" }
-)";
+)" + std::string(edgetwin::testing::kRadioNetworkAndProvenance);
 
 std::vector<std::string> errors_of(const std::function<void()>& f) {
   try {
