@@ -75,6 +75,8 @@ PartitionSpec partition_option(const std::string& text) {
 void apply_overrides(const FederateOptions& o, FleetSpec& spec) {
   std::vector<Diagnostic> problems;
   apply_round_overrides(o.round, spec, problems);
+  if (spec.round.aggregation == Aggregation::buffered && !o.checkpoint.empty())
+    problems.push_back(option_problem("--checkpoint", "holds synchronous rounds; not with aggregation = \"buffered\""));
   LearningSpec& l = *spec.learning;
   if (!o.partition.empty()) l.partition = partition_option(o.partition);
   if (o.target_accuracy) {
@@ -158,6 +160,10 @@ std::vector<PlanVariant> plan_variants(const FederateOptions& o, FleetSpec base_
       out.push_back(std::move(twin));
     }
   }
+  for (const PlanVariant& v : out)
+    if (v.clock == Clock::fedscale && v.spec.round.aggregation == Aggregation::buffered)
+      throw ConfigError({v.spec.source.at("round.aggregation", "FedScale's clock has synchronous rounds only; learn "
+                                                               "buffered aggregation on edgetwin's clock")});
   return out;
 }
 

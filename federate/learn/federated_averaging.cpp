@@ -22,6 +22,28 @@ std::vector<float> weighted_average(const std::vector<WeightedUpdate>& updates) 
   return out;
 }
 
+std::vector<float> buffered_target(const std::vector<float>& global, const std::vector<BufferedUpdate>& updates) {
+  const std::size_t size = global.size();
+  double global_weight = 1;
+  for (const BufferedUpdate& u : updates) {
+    if (u.state->size() != size || (u.start != nullptr && u.start->size() != size))
+      throw std::logic_error("updates of different models");
+    if (u.start == nullptr) global_weight -= u.coefficient;
+  }
+  std::vector<double> sum(size);
+  for (std::size_t i = 0; i < size; ++i) sum[i] = global_weight * static_cast<double>(global[i]);
+  for (const BufferedUpdate& u : updates) {
+    for (std::size_t i = 0; i < size; ++i) {
+      const double moved = u.start == nullptr ? static_cast<double>((*u.state)[i])
+                                              : static_cast<double>((*u.state)[i]) - static_cast<double>((*u.start)[i]);
+      sum[i] += u.coefficient * moved;
+    }
+  }
+  std::vector<float> out(size);
+  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<float>(sum[i]);
+  return out;
+}
+
 std::vector<float> ServerOptimizer::step(const std::vector<float>& global, const std::vector<float>& average) {
   if (plain()) return average;
   if (velocity_.empty()) velocity_.assign(global.size(), 0.0);

@@ -11,6 +11,11 @@
 //     v <- momentum v + g and w <- w - learning_rate v (v starts at 0, kept in double).
 //   - a round without counted updates leaves the model and v unchanged (the caller does not
 //     call step()).
+//   - buffered_target (buffered aggregation, sim/model/buffered_aggregation.hpp): the model
+//     global + sum_i c_i (w_i - start_i), each w_i trained from start_i (nullptr: from global
+//     itself), accumulated in double and rounded once to float; the server optimizer steps
+//     towards it as towards a round's average. A term trained from global adds c_i w_i and
+//     global's weight drops by c_i, so one such update with c = 1 gives itself bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +29,14 @@ struct WeightedUpdate {
 };
 
 std::vector<float> weighted_average(const std::vector<WeightedUpdate>& updates);
+
+struct BufferedUpdate {
+  const std::vector<float>* state = nullptr;
+  const std::vector<float>* start = nullptr;  // the model it was trained from; nullptr: the global one
+  double coefficient = 0;                     // c_i
+};
+
+std::vector<float> buffered_target(const std::vector<float>& global, const std::vector<BufferedUpdate>& updates);
 
 class ServerOptimizer {
  public:

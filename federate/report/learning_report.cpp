@@ -50,6 +50,10 @@ std::vector<double> cumulative(const std::vector<double>& values) {
 }
 
 std::string plan_text(const LearningRunResult& run) {
+  if (run.buffer_size > 0)
+    return fmt::format("objective {}, deadline {:.1f} s per task, buffered aggregation B = {}, {} versions (the rounds "
+                       "below), clock {}",
+                       to_string(run.objective), run.deadline_s, run.buffer_size, run.rounds_planned, to_string(run.clock));
   return fmt::format("objective {}, deadline {:.1f} s, K = {}, over-commitment {}, {} rounds, clock {}",
                      to_string(run.objective), run.deadline_s, run.clients_per_round, run.over_commitment,
                      run.rounds_planned, to_string(run.clock));

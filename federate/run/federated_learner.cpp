@@ -66,17 +66,62 @@ bool FederatedLearner::on_round_end(const RoundOutcome& round, const std::vector
   RoundLearning record;
   record.round = round.round;
   const bool replayed = !replay_rounds_.empty();
-  if (replayed) {
-    replay(round.round, record);
-  } else {
-    learn(tasks, record);
-    if (due_for_evaluation(round.round)) evaluate(record);
-  }
+  if (replayed) replay(round.round, record);
+  else learn(tasks, record);
+  return close(record, replayed);
+}
+
+bool FederatedLearner::on_aggregation(const VersionOutcome& version, const std::vector<TaskOutcome>& applied) {
+  if (!checkpoint_.empty()) throw std::logic_error("checkpoints hold synchronous rounds only");
+  if (versions_.empty()) versions_.emplace(0, global_);
+  RoundLearning record;
+  record.round = version.version - 1;
+  learn_buffered(applied, record);
+  versions_.emplace(version.version, global_);
+  return close(record, false);
+}
+
+bool FederatedLearner::close(RoundLearning record, bool replayed) {
+  if (!replayed && due_for_evaluation(record.round)) evaluate(record);
   rounds_.push_back(record);
   if (record.evaluated && settings_.target_accuracy && record.accuracy >= *settings_.target_accuracy) reached_ = true;
   if (write_checkpoint_ && !replayed) save_checkpoint();
   if (on_learned_) on_learned_(record);
   return !(settings_.stop_at_target && reached_);
+}
+
+std::vector<ClientUpdate> FederatedLearner::train(const std::vector<std::size_t>& devices,
+                                                  const std::vector<const std::vector<float>*>& starts,
+                                                  const std::vector<std::uint64_t>& seeds) {
+  const auto results = pool_.run(devices.size(), [&](std::size_t i) {
+    const std::size_t d = devices[i];
+    ClientWork work;
+    work.samples = &partition_.indices[d];
+    work.batch_size = batch_of_device_[d];
+    work.epochs = settings_.local_epochs;
+    work.steps = settings_.local_steps;
+    work.seed = seeds[i];
+    return update_bytes(learning_.train(*starts[i], work, settings_.client));
+  });
+  std::vector<ClientUpdate> updates;
+  for (const std::string& bytes : results) updates.push_back(update_of(bytes));
+  return updates;
+}
+
+void FederatedLearner::tally(const std::vector<std::size_t>& devices, const std::vector<ClientUpdate>& updates,
+                             RoundLearning& record) {
+  double loss_sum = 0;
+  std::int64_t seen = 0;
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    const std::size_t d = devices[i];
+    record.samples += static_cast<std::int64_t>(partition_.indices[d].size());
+    loss_sum += updates[i].loss_sum;
+    seen += updates[i].samples_seen;
+    remember({record.round, static_cast<std::int64_t>(d), updates[i].samples_seen, updates[i].loss_sum,
+              updates[i].loss_square_sum});
+  }
+  record.updates = static_cast<int>(updates.size());
+  record.train_loss = seen > 0 ? loss_sum / static_cast<double>(seen) : 0.0;
 }
 
 void FederatedLearner::learn(const std::vector<TaskOutcome>& tasks, RoundLearning& record) {
@@ -85,34 +130,41 @@ void FederatedLearner::learn(const std::vector<TaskOutcome>& tasks, RoundLearnin
     if (t.counted) counted.push_back(t.device);
   std::sort(counted.begin(), counted.end());
   if (counted.empty()) return;
-  const auto results = pool_.run(counted.size(), [&](std::size_t i) {
-    const std::size_t d = counted[i];
-    ClientWork work;
-    work.samples = &partition_.indices[d];
-    work.batch_size = batch_of_device_[d];
-    work.epochs = settings_.local_epochs;
-    work.steps = settings_.local_steps;
-    work.seed = client_seed(settings_.seed, record.round, d);
-    return update_bytes(learning_.train(global_, work, settings_.client));
-  });
-  std::vector<ClientUpdate> updates;
+  std::vector<std::uint64_t> seeds;
+  for (const std::size_t d : counted) seeds.push_back(client_seed(settings_.seed, record.round, d));
+  const auto updates = train(counted, std::vector<const std::vector<float>*>(counted.size(), &global_), seeds);
+  tally(counted, updates, record);
   std::vector<WeightedUpdate> weighted;
-  double loss_sum = 0;
-  std::int64_t seen = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) updates.push_back(update_of(results[i]));
-  for (std::size_t i = 0; i < updates.size(); ++i) {
-    const std::size_t d = counted[i];
-    const auto samples = static_cast<std::int64_t>(partition_.indices[d].size());
-    weighted.push_back({&updates[i].state, samples});
-    record.samples += samples;
-    loss_sum += updates[i].loss_sum;
-    seen += updates[i].samples_seen;
-    remember({record.round, static_cast<std::int64_t>(d), updates[i].samples_seen, updates[i].loss_sum,
-              updates[i].loss_square_sum});
-  }
-  record.updates = static_cast<int>(updates.size());
-  record.train_loss = seen > 0 ? loss_sum / static_cast<double>(seen) : 0.0;
+  for (std::size_t i = 0; i < updates.size(); ++i)
+    weighted.push_back({&updates[i].state, static_cast<std::int64_t>(partition_.indices[counted[i]].size())});
   global_ = server_.step(global_, weighted_average(weighted));
+}
+
+void FederatedLearner::learn_buffered(const std::vector<TaskOutcome>& applied, RoundLearning& record) {
+  if (applied.empty()) return;
+  const int current = versions_.rbegin()->first;
+  std::vector<std::size_t> devices;
+  std::vector<const std::vector<float>*> starts;
+  std::vector<std::uint64_t> seeds;
+  std::map<std::size_t, std::uint64_t> rank;  // a device's earlier updates in this buffer
+  double samples = 0;
+  for (const TaskOutcome& t : applied) {
+    devices.push_back(t.device);
+    starts.push_back(&versions_.at(t.round));
+    const std::uint64_t seed = client_seed(settings_.seed, record.round, t.device);
+    const std::uint64_t k = rank[t.device]++;
+    seeds.push_back(k == 0 ? seed : mixed_seed(seed, k));
+    samples += static_cast<double>(partition_.indices[t.device].size());
+  }
+  const auto updates = train(devices, starts, seeds);
+  tally(devices, updates, record);
+  std::vector<BufferedUpdate> buffered;
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    const TaskOutcome& t = applied[i];
+    const double share = static_cast<double>(partition_.indices[t.device].size()) / samples;
+    buffered.push_back({&updates[i].state, t.round == current ? nullptr : starts[i], t.weight * share});
+  }
+  global_ = server_.step(global_, buffered_target(global_, buffered));
 }
 
 void FederatedLearner::evaluate(RoundLearning& record) {

@@ -17,12 +17,21 @@
 //     round's record, each device's last losses) is written after every round, and a learner
 //     that finds a checkpoint of the same run replays its rounds from it without training:
 //     the same records, then the same bits from the next round on;
+//   - on_aggregation (an AggregationListener: buffered aggregation, sim/model/buffered_aggregation.hpp)
+//     trains exactly the version's applied updates, each from the model of the version its task
+//     downloaded (every version is kept), with a seed of (fleet seed, version - 1, device),
+//     mixed with its rank when a device has several updates in one buffer; the server optimizer
+//     steps towards global + sum_i c_i (w_i - start_i), c_i = staleness weight_i x n_i / sum_j n_j
+//     (federate/learn/federated_averaging.hpp): B fresh updates are FedAvg of the buffer, stale
+//     ones move the model less. A version is recorded as a round (version - 1) and evaluated as
+//     rounds are; checkpoints hold synchronous rounds only (a learner with one refuses versions);
 //   - training runs in the ClientPool's children; this process never runs LibTorch.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +40,7 @@
 #include "federate/learn/federated_averaging.hpp"
 #include "federate/learn/local_training.hpp"
 #include "federate/run/client_pool.hpp"
+#include "sim/model/buffered_aggregation.hpp"
 #include "sim/model/round_simulation.hpp"
 
 namespace edgetwin::federate {
@@ -76,7 +86,7 @@ class LearningHistory {
   virtual const std::vector<DeviceLoss>& device_losses() const = 0;
 };
 
-class FederatedLearner final : public RoundListener, public LearningHistory {
+class FederatedLearner final : public RoundListener, public AggregationListener, public LearningHistory {
  public:
   FederatedLearner(const LocalLearning& learning, const Partition& partition, std::vector<int> batch_of_device,
                    LearningSettings settings, ClientPool& pool, std::vector<float> initial_state);
@@ -89,6 +99,7 @@ class FederatedLearner final : public RoundListener, public LearningHistory {
   void on_learned(std::function<void(const RoundLearning&)> callback) { on_learned_ = std::move(callback); }
 
   bool on_round_end(const RoundOutcome& round, const std::vector<TaskOutcome>& tasks) override;
+  bool on_aggregation(const VersionOutcome& version, const std::vector<TaskOutcome>& applied) override;
 
   const std::vector<RoundLearning>& rounds() const { return rounds_; }
   const std::vector<float>& global() const { return global_; }
@@ -106,6 +117,15 @@ class FederatedLearner final : public RoundListener, public LearningHistory {
   };
 
   void learn(const std::vector<TaskOutcome>& tasks, RoundLearning& record);
+  void learn_buffered(const std::vector<TaskOutcome>& applied, RoundLearning& record);
+  // Each device's training from its starting model, in the pool's children, with its seed.
+  std::vector<ClientUpdate> train(const std::vector<std::size_t>& devices,
+                                  const std::vector<const std::vector<float>*>& starts,
+                                  const std::vector<std::uint64_t>& seeds);
+  // The updates' samples and losses into the record and the devices' histories.
+  void tally(const std::vector<std::size_t>& devices, const std::vector<ClientUpdate>& updates, RoundLearning& record);
+  // The learned record's evaluation, callbacks and whether to go on.
+  bool close(RoundLearning record, bool replayed);
   void evaluate(RoundLearning& record);
   bool due_for_evaluation(int round) const;
   void remember(const TaskLoss& loss);
@@ -119,6 +139,7 @@ class FederatedLearner final : public RoundListener, public LearningHistory {
   LearningSettings settings_;
   ClientPool& pool_;
   std::vector<float> global_;
+  std::map<int, std::vector<float>> versions_;  // buffered: every version's model (0: the initial)
   ServerOptimizer server_;
   std::vector<RoundLearning> rounds_;
   std::vector<DeviceLoss> device_losses_;

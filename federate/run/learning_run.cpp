@@ -15,21 +15,47 @@ double seconds_since(Clock_::time_point start) {
   return std::chrono::duration<double>(Clock_::now() - start).count();
 }
 
-// Times the learner's share of a round's end, so the clock's share is the rest.
-class TimedListener final : public RoundListener {
+// Times the learner's share of a round's (or a version's) end, so the clock's share is the rest.
+class TimedListener final : public RoundListener, public AggregationListener {
  public:
-  explicit TimedListener(RoundListener& inner) : inner_(inner) {}
+  explicit TimedListener(FederatedLearner& inner) : inner_(inner) {}
   bool on_round_end(const RoundOutcome& round, const std::vector<TaskOutcome>& tasks) override {
     const auto start = Clock_::now();
     const bool go_on = inner_.on_round_end(round, tasks);
     seconds += seconds_since(start);
     return go_on;
   }
+  bool on_aggregation(const VersionOutcome& version, const std::vector<TaskOutcome>& applied) override {
+    const auto start = Clock_::now();
+    const bool go_on = inner_.on_aggregation(version, applied);
+    seconds += seconds_since(start);
+    return go_on;
+  }
   double seconds = 0;
 
  private:
-  RoundListener& inner_;
+  FederatedLearner& inner_;
 };
+
+// Versions as the records' rounds: version v is round v - 1; its selected are the tasks handed
+// out with the model before it (version v - 1), its counted the updates it applied. An applied
+// task moves to the round that applied it, so that a round's counted devices are its own; a task
+// never applied stays with the version it downloaded, a straggler there.
+void versions_as_rounds(RoundsOutcome& outcome) {
+  for (const VersionOutcome& v : outcome.versions) {
+    RoundOutcome r;
+    r.round = v.version - 1;
+    r.start_s = v.start_s;
+    r.closed_s = v.closed_s;
+    r.end_s = v.end_s;
+    r.counted = v.applied;
+    for (const TaskOutcome& t : outcome.tasks) r.selected += t.round == r.round ? 1 : 0;
+    outcome.rounds.push_back(r);
+  }
+  outcome.versions.clear();
+  for (TaskOutcome& t : outcome.tasks)
+    if (t.counted) t.round = t.applied_version - 1;
+}
 
 std::vector<double> fleet_energy_per_round(const RoundsOutcome& outcome, const PlannedFleet& plan) {
   const auto energy = round_energy(outcome, plan.powers, plan.fleet->spec.round.suspend_min_gap_s);
@@ -76,6 +102,7 @@ LearningRunResult described(const LearningRunInputs& in) {
   r.clients_per_round = spec.round.clients_per_round;
   r.over_commitment = spec.round.over_commitment;
   r.rounds_planned = spec.round.rounds;
+  r.buffer_size = spec.round.aggregation == Aggregation::buffered ? spec.round.buffer_size : 0;
   return r;
 }
 
@@ -108,6 +135,11 @@ LearningRunResult run_learning(const LearningRunInputs& in, ClientPool& pool) {
   const auto start = Clock_::now();
   if (in.clock == Clock::fedscale) {
     r.outcome = fedscale_rounds(plan.devices, plan.settings, plan.fedscale_completion_s, *selection, timed);
+  } else if (r.buffer_size > 0) {
+    r.outcome = simulate_buffered(plan.fleet->spec.server, plan.settings, buffered_settings(*plan.fleet), plan.devices,
+                                  {selection.get(), &timed});
+    r.energy_j = fleet_energy_per_round(r.outcome, plan);
+    versions_as_rounds(r.outcome);
   } else {
     r.outcome = simulate_rounds(plan.fleet->spec.server, plan.settings, plan.devices, {selection.get(), &timed});
     r.energy_j = fleet_energy_per_round(r.outcome, plan);

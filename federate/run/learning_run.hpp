@@ -1,5 +1,6 @@
 // One plan's learning run: the plan's rounds on a clock (edgetwin's round engine or FedScale's
-// formula) with the federated learner hooked in, and the fleet's energy over the rounds.
+// formula; with aggregation = "buffered", edgetwin's buffered aggregation, each version a round
+// of the records) with the federated learner hooked in, and the fleet's energy over the rounds.
 //
 // Contract: run_learning builds the learner from the initial model, resumes from a checkpoint
 // when asked, runs the clock in this process (edgetwin's engine: once per process, so a second
@@ -27,6 +28,9 @@ struct LearningRunResult {
   int clients_per_round = 0;
   double over_commitment = 1;
   int rounds_planned = 0;
+  int buffer_size = 0;  // buffered aggregation's B; 0: synchronous rounds
+  // Buffered aggregation's versions stand as its rounds (round = version - 1, counted = the
+  // updates applied), so that the learning records and the report index them alike.
   RoundsOutcome outcome;
   std::vector<double> energy_j;  // per round; empty on FedScale's clock
   std::vector<RoundLearning> learning;

@@ -28,6 +28,7 @@ void add_plan_round_command(CLI::App& app, PlanRoundOptions& o) {
       ->check(CLI::IsMember({"energy", "time", "balanced"}))
       ->capture_default_str();
   add_round_override_options(*cmd, o.round);
+  add_aggregation_override_options(*cmd, o.round);
   auto* json = cmd->add_flag("--json", o.json, "Write the whole report as JSON instead of a table");
   cmd->add_flag("--csv", o.csv, "Write one CSV row per device and round instead of a table")->excludes(json);
   cmd->add_option("--gantt", o.gantt, "Draw round 1 as a Gantt chart (PNG or SVG, by extension)");
@@ -67,6 +68,8 @@ FleetSpec load_with_overrides(const PlanRoundOptions& o) {
   check_count_option(problems, "--jobs", o.chunks.jobs, Bound::positive, "processes");
   if (!o.gantt.empty())
     if (auto problem = output_target_problem(o.gantt, "--gantt")) problems.push_back(std::move(*problem));
+  if (!o.gantt.empty() && spec.round.aggregation == Aggregation::buffered)
+    problems.push_back(option_problem("--gantt", "draws a synchronous round; not with buffered aggregation"));
   std::error_code ec;
   if (!o.client_configs.empty() && std::filesystem::exists(o.client_configs, ec) &&
       !std::filesystem::is_directory(o.client_configs, ec))

@@ -2,7 +2,8 @@
 // fleets (plan-round, edgetwin-federate), and the objectives by name.
 //
 // Contract: apply_round_overrides checks each given value as the fleet file's key is checked
-// (the same ranges; K at most the fleet's devices), records problems under the option's name,
+// (the same ranges; K and the concurrency at most the fleet's devices; --buffer-size and
+// --concurrency only with buffered aggregation), records problems under the option's name,
 // and writes the values into the fleet's round.
 #pragma once
 
@@ -24,9 +25,15 @@ struct RoundOverrides {
   std::optional<int> rounds;
   std::optional<int> clients_per_round;
   std::optional<double> over_commitment;
+  std::optional<std::string> aggregation;  // sync | buffered
+  std::optional<int> buffer_size;
+  std::optional<int> concurrency;
 };
 
 void add_round_override_options(CLI::App& command, RoundOverrides& overrides);
+// --aggregation, --buffer-size, --concurrency: for the commands that simulate buffered
+// aggregation (plan-round; learning runs apply synchronous rounds only).
+void add_aggregation_override_options(CLI::App& command, RoundOverrides& overrides);
 void apply_round_overrides(const RoundOverrides& overrides, FleetSpec& fleet, std::vector<Diagnostic>& problems);
 
 // "energy", "time" or "balanced" (what CLI11 lets through).

@@ -65,6 +65,14 @@ bool AvailabilityTrace::active_throughout(std::int64_t device, double from_s, do
   return at_start % 2 == 1 && switches_until(times, to_s) == at_start;
 }
 
+std::optional<double> AvailabilityTrace::next_active_after(std::int64_t device, double t_s) const {
+  const auto& times = times_.at(static_cast<std::size_t>(device));
+  std::size_t next = switches_until(times, t_s);
+  if (next % 2 == 1) ++next;  // the next switch is an inactive one: the active one after it
+  if (next >= times.size()) return std::nullopt;
+  return times[next];
+}
+
 AvailabilityTrace load_availability_trace(const std::filesystem::path& file, std::int64_t devices) {
   const std::string name = file.string();
   std::string content;

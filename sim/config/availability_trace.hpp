@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 namespace edgetwin {
@@ -26,6 +27,8 @@ class AvailabilityTrace {
   bool active_at(std::int64_t device, double t_s) const;
   // Active at both ends and never inactive in between.
   bool active_throughout(std::int64_t device, double from_s, double to_s) const;
+  // The first time after t at which the device becomes active; none when it never does again.
+  std::optional<double> next_active_after(std::int64_t device, double t_s) const;
   std::size_t devices() const { return times_.size(); }
 
  private:

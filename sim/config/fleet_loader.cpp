@@ -18,6 +18,10 @@ constexpr std::array<std::string_view, 3> kIdleStates{"dvfs-on", "dvfs-off", "su
 constexpr std::array<std::string_view, 3> kDistributions{"fixed", "uniform", "lognormal"};
 constexpr std::array<std::string_view, 1> kAvailabilityWords{"always"};
 constexpr std::array<std::string_view, 3> kPartitions{"iid", "dirichlet", "shards"};
+constexpr std::array<std::string_view, 2> kAggregations{"sync", "buffered"};
+constexpr std::array<std::string_view, 3> kStalenessWeights{"constant", "sqrt", "polynomial"};
+// A staleness exponent beyond this weighs an update of staleness 1 below 2^-100: a typo.
+constexpr double kMaxStalenessExponent = 100;
 // Over-commitment selects ceil(f x K) clients: FedScale and Bonawitz et al. use 1.3; beyond
 // 100 it is a typo (and f x K must stay a count).
 constexpr double kMaxOverCommitment = 100;
@@ -65,6 +69,32 @@ void read_oort(TomlReader& reader, OortSpec& o) {
   if (o.sample_window > 1e6) reader.add_error("round.oort.sample_window", fmt::format("expected at most 1e6, got {}", o.sample_window));
 }
 
+// The buffered-aggregation keys, each an error unless aggregation = "buffered" (a key that
+// would be ignored must not pass silently).
+void read_aggregation(TomlReader& reader, RoundSpec& round) {
+  std::string mode = "sync";
+  if (reader.read_choice("round.aggregation", mode, Presence::optional, kAggregations))
+    round.aggregation = mode == "buffered" ? Aggregation::buffered : Aggregation::sync;
+  reader.read_count("round.buffer_size", round.buffer_size, Presence::optional, Bound::positive, "updates");
+  int concurrency = 0;
+  if (reader.contains("round.concurrency") &&
+      reader.read_count("round.concurrency", concurrency, Presence::optional, Bound::positive, "tasks"))
+    round.concurrency = concurrency;
+  std::string weight = "sqrt";
+  if (reader.read_choice("round.staleness_weight", weight, Presence::optional, kStalenessWeights))
+    round.staleness_weight = staleness_weight_named(weight);
+  if (reader.read_number("round.staleness_exponent", round.staleness_exponent, Presence::optional, Bound::positive, "") &&
+      round.staleness_exponent > kMaxStalenessExponent)
+    reader.add_error("round.staleness_exponent", fmt::format("expected at most {}, got {}", kMaxStalenessExponent,
+                                                             round.staleness_exponent));
+  if (round.aggregation == Aggregation::sync) {
+    for (const char* key : {"round.buffer_size", "round.concurrency", "round.staleness_weight", "round.staleness_exponent"})
+      if (reader.contains(key)) reader.add_error(key, "only with aggregation = \"buffered\"");
+  } else if (reader.contains("round.staleness_exponent") && round.staleness_weight != StalenessWeight::polynomial) {
+    reader.add_error("round.staleness_exponent", "only with staleness_weight = \"polynomial\"");
+  }
+}
+
 void read_round(TomlReader& reader, RoundSpec& round) {
   reader.read_string("round.workload", round.workload, Presence::required);
   const bool steps = reader.contains("round.local_steps");
@@ -100,6 +130,7 @@ void read_round(TomlReader& reader, RoundSpec& round) {
   if (reader.read_choice("round.selection", selection, Presence::optional, kSelections))
     round.selection = selection_named(selection);
   reader.read_number("round.suspend_min_gap_s", round.suspend_min_gap_s, Presence::optional, Bound::non_negative, "s");
+  read_aggregation(reader, round);
   read_oort(reader, round.oort);
 }
 
@@ -335,6 +366,9 @@ void check_clients(TomlReader& reader, const FleetSpec& fleet, std::int64_t max_
   if (fleet.round.clients_per_round > devices && devices > 0)
     reader.add_error("round.clients_per_round",
                      fmt::format("expected at most the fleet's {} devices, got {}", devices, fleet.round.clients_per_round));
+  if (fleet.round.concurrency && *fleet.round.concurrency > devices && devices > 0)
+    reader.add_error("round.concurrency",
+                     fmt::format("expected at most the fleet's {} devices, got {}", devices, *fleet.round.concurrency));
 }
 
 }  // namespace
@@ -346,6 +380,16 @@ Selection selection_named(std::string_view name) {
   if (name == "oort") return Selection::oort;
   return Selection::random;
 }
+
+StalenessWeight staleness_weight_named(std::string_view name) {
+  if (name == "constant") return StalenessWeight::constant;
+  if (name == "polynomial") return StalenessWeight::polynomial;
+  return StalenessWeight::sqrt;
+}
+
+std::string to_string(StalenessWeight weight) { return std::string(kStalenessWeights[static_cast<std::size_t>(weight)]); }
+
+std::string to_string(Aggregation aggregation) { return std::string(kAggregations[static_cast<std::size_t>(aggregation)]); }
 
 std::string to_string(Selection selection) { return std::string(kSelections[static_cast<std::size_t>(selection)]); }
 

@@ -30,6 +30,10 @@ std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file);
 // The names of round.selection ("random", "all", "fastest", "energy", "oort").
 Selection selection_named(std::string_view name);
 std::string to_string(Selection selection);
+// "constant", "sqrt" or "polynomial" (what the loader lets through).
+StalenessWeight staleness_weight_named(std::string_view name);
+std::string to_string(StalenessWeight weight);
+std::string to_string(Aggregation aggregation);
 
 // Devices in the fleet, over all groups.
 std::int64_t fleet_size(const FleetSpec& fleet);

@@ -83,6 +83,13 @@ struct DeviceGroupSpec {
 enum class Selection { random, all, fastest, energy, oort };
 enum class Objective { time, energy, balanced };
 
+// How the server aggregates: synchronous rounds (FedAvg: wait for K updates or the deadline),
+// or buffered asynchronous aggregation (FedBuff: apply every B arrived updates, clients
+// restarting at once; sim/model/buffered_aggregation.hpp).
+enum class Aggregation { sync, buffered };
+// A buffered update's weight by its staleness s: 1, 1/sqrt(1+s) (FedBuff's), or (1+s)^-a.
+enum class StalenessWeight { constant, sqrt, polynomial };
+
 // Oort's guided participant selection (Lai et al., OSDI 2021); every default is Oort's own
 // training selector's (SymbioticLab/Oort, training/argParser.py; docs/reference/sources.md).
 struct OortSpec {
@@ -107,8 +114,14 @@ struct RoundSpec {
   int clients_per_round = 0;         // K updates the server waits for
   double over_commitment = 1.0;      // select ceil(f x K), count the first K to report
   double deadline_s = 0;
-  int rounds = 1;
+  int rounds = 1;                    // buffered: the aggregations (model versions) to simulate
   Selection selection = Selection::random;
+  Aggregation aggregation = Aggregation::sync;
+  // Buffered aggregation; FedBuff's defaults (Nguyen et al., AISTATS 2022; docs/reference/sources.md).
+  int buffer_size = 10;                   // B: updates per aggregation
+  std::optional<int> concurrency;         // tasks in flight at most; unset: clients_per_round
+  StalenessWeight staleness_weight = StalenessWeight::sqrt;
+  double staleness_exponent = 0.5;        // a, for polynomial
   OortSpec oort;  // with selection = "oort" ([round.oort])
   // A device whose gap until its next task is at least this long suspends (idle = "suspend").
   double suspend_min_gap_s = 30;

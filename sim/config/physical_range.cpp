@@ -50,6 +50,8 @@ constexpr std::array kRanges{
     PhysicalRange{"steps", 1, 1e9, "1", "1e9", "the training steps of one run"},
     PhysicalRange{"rounds", 1, 1e5, "1", "1e5", "the rounds of one federated plan"},
     PhysicalRange{"clients", 1, 1e7, "1", "1e7", "the clients of one federated round"},
+    PhysicalRange{"updates", 1, 1e7, "1", "1e7", "the updates one buffered aggregation applies"},
+    PhysicalRange{"tasks", 1, 1e7, "1", "1e7", "the tasks in flight in one federated fleet"},
     PhysicalRange{"devices", 1, 1e7, "1", "1e7", "the devices of one fleet group"},
     PhysicalRange{"deadlines", 1, 1e4, "1", "1e4", "the deadlines of a frontier"},
     PhysicalRange{"learning rate", 1e-9, 1e3, "1e-9", "1000", "an SGD step size"},

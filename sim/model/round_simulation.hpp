@@ -18,7 +18,9 @@
 // to its end (a Flower client finishes fit() whatever the server decided), its energy counts,
 // its update does not, and it is not free for rounds that start before its task ends.
 // Training happens in the engine (each device a TrainingDevice) or is replayed from profiles of
-// the same training simulated alone beforehand; the two give the same rounds.
+// the same training simulated alone beforehand; the two give the same rounds. The task path
+// (download, training, upload, arrival) is sim/model/fleet_tasks.hpp's, shared with the
+// buffered aggregation of sim/model/buffered_aggregation.hpp.
 // Who is selected is a ClientSelection (sim/model/client_selection.hpp; the settings' seeded
 // random or all by default); a RoundListener hears of each round's end inside the engine, after
 // its aggregation and before the next round selects, and may end the rounds there (a learning
@@ -64,6 +66,9 @@ struct RoundDevice {
   // three): what the fastest and energy selections choose by.
   double predicted_task_s = 0;
   double predicted_task_energy_j = 0;
+  // Buffered aggregation: a device whose tasks started on a day drew this much sits out the
+  // rest of that day (sim/model/buffered_aggregation.hpp); unset: no budget.
+  std::optional<double> energy_budget_j_per_day;
   // Empty: the device's pipeline trains in the engine. Otherwise its k-th task replays
   // profiles[k] (there must be one per round it may take part in), and the engine holds only
   // its network endpoint.
@@ -83,9 +88,10 @@ struct RoundSettings {
   std::uint64_t seed = 1;
 };
 
-// One device's task in one round.
+// One device's task in one round, or in buffered aggregation (sim/model/buffered_aggregation.hpp),
+// one task from the model version it downloaded.
 struct TaskOutcome {
-  int round = 0;
+  int round = 0;                // buffered: the model version it downloaded (0: the initial model)
   std::size_t device = 0;
   double selected_s = 0;        // the round's start
   double downloaded_s = 0;
@@ -95,11 +101,17 @@ struct TaskOutcome {
   bool counted = false;         // among the updates the server aggregated
   bool late = false;            // arrived after the deadline
   bool after_quorum = false;    // arrived in time, but after the K-th report had closed the round
+                                // (buffered: after the last version's buffer had closed)
   bool dropped = false;         // became unavailable before it reported
   double training_energy_j = 0; // the device's energy while training (its epochs)
   double stall_s = 0;
   double compute_s = 0;
   int epochs = 0;
+  // Buffered aggregation: the version its aggregation made (0: not applied), its staleness
+  // (aggregations between its download and the one that applied it) and its weight.
+  int applied_version = 0;
+  int staleness = 0;
+  double weight = 0;
 };
 
 struct RoundOutcome {
@@ -113,10 +125,24 @@ struct RoundOutcome {
   bool closed_by_deadline = false;
 };
 
+// One aggregation of buffered updates: the model version it made.
+struct VersionOutcome {
+  int version = 0;         // 1, 2, ...: the model after this many aggregations
+  double start_s = 0;      // the previous version's end (0 for the first): its window
+  double closed_s = 0;     // the B-th update of its buffer arrived
+  double end_s = 0;        // its aggregation ended: the version exists
+  int applied = 0;         // updates it applied
+  int max_staleness = 0;
+  double mean_staleness = 0;
+  double weight_sum = 0;   // of the updates it applied
+  int in_flight = 0;       // tasks training or transferring when it ended
+};
+
 struct RoundsOutcome {
-  std::vector<RoundOutcome> rounds;
+  std::vector<RoundOutcome> rounds;      // synchronous rounds; empty in buffered aggregation
+  std::vector<VersionOutcome> versions;  // buffered aggregation; empty in synchronous rounds
   std::vector<TaskOutcome> tasks;  // in the order the tasks were handed out
-  double horizon_end_s = 0;        // the last round's end, or the last task's end if later
+  double horizon_end_s = 0;        // the last round's (version's) end, or the last task's end if later
 };
 
 // Told when a round's aggregation has ended, with the tasks the round handed out (counted or

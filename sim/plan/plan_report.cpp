@@ -34,6 +34,8 @@ const Candidate& planned(const FleetInstance& f, const PlanResult& p, std::size_
 
 const Candidate& planned(const PlanReport& r, std::size_t d) { return planned(*r.fleet, *r.plan, d); }
 
+bool buffered(const PlanReport& r) { return r.fleet->spec.round.aggregation == Aggregation::buffered; }
+
 std::int64_t local_steps_of(const FleetInstance& f, std::size_t d, int batch) {
   if (f.spec.round.local_steps > 0) return f.spec.round.local_steps;
   const std::int64_t n = f.devices[d].samples;
@@ -116,9 +118,9 @@ void check_budgets(PlanReport& r) {
     const DeviceGroupSpec& g = *f.groups[f.devices[d].group].spec;
     double total = 0;
     bool over_round = false;
-    for (const auto& round : r.rows) {
-      total += round[d].energy.total_j();
-      over_round = over_round || (g.energy_budget_j_per_round && round[d].energy.total_j() > *g.energy_budget_j_per_round);
+    for (const auto& window : r.plan->energy) {
+      total += window[d].total_j();
+      over_round = over_round || (g.energy_budget_j_per_round && window[d].total_j() > *g.energy_budget_j_per_round);
     }
     const double per_day = horizon > 0 ? total / horizon * kSecondsPerDay : 0.0;
     r.energy_per_day_j.push_back(per_day);
@@ -180,7 +182,28 @@ bool worth_listing(const PlanReport& r, std::size_t d) {
   const DevicePlan& p = r.plan->devices[d];
   bool late = false;
   for (const auto& round : r.rows) late = late || (round[d].selected && round[d].late);
+  for (const TaskOutcome& t : r.plan->outcome.tasks) late = late || (buffered(r) && t.device == d && t.late);
   return !p.meets_alone || p.moved() || late || r.over_round_budget[d] || r.over_day_budget[d];
+}
+
+// The second line: the round's settings, or buffered aggregation's.
+void write_settings(std::ostream& out, const PlanReport& r) {
+  const PlanResult& p = *r.plan;
+  const RoundSpec& round = r.fleet->spec.round;
+  const std::string local =
+      round.local_steps > 0 ? fmt::format("{} steps", round.local_steps) : fmt::format("{} epoch(s)", round.local_epochs);
+  if (buffered(r)) {
+    fmt::print(out, "deadline {:.1f} s per task, {} selection, {} version{} wanted, local {}\n", p.deadline_s,
+               to_string(round.selection), round.rounds, round.rounds == 1 ? "" : "s", local);
+    return;
+  }
+  fmt::print(out, "deadline {:.1f} s, K = {} updates, {} selected per round ({}), {} round{}, local {}; fastest possible "
+                  "round {:.1f} s\n",
+             p.deadline_s, round.clients_per_round,
+             round.selection == Selection::all ? std::string("all available")
+                                               : fmt::format("ceil({} x {})", round.over_commitment, round.clients_per_round),
+             to_string(round.selection), round.rounds, round.rounds == 1 ? "" : "s",
+             local, p.fastest_round_s);
 }
 
 void write_header(std::ostream& out, const PlanReport& r) {
@@ -189,14 +212,7 @@ void write_header(std::ostream& out, const PlanReport& r) {
   const RoundSpec& round = f.spec.round;
   fmt::print(out, "edgetwin plan-round: {} ({} devices in {} groups), workload {}, objective {}\n", f.spec.name,
              f.devices.size(), f.groups.size(), round.workload, objective_name(p.objective));
-  fmt::print(out, "deadline {:.1f} s, K = {} updates, {} selected per round ({}), {} round{}, local {}; fastest possible "
-                  "round {:.1f} s\n",
-             p.deadline_s, round.clients_per_round,
-             round.selection == Selection::all ? std::string("all available")
-                                               : fmt::format("ceil({} x {})", round.over_commitment, round.clients_per_round),
-             to_string(round.selection), round.rounds, round.rounds == 1 ? "" : "s",
-             round.local_steps > 0 ? fmt::format("{} steps", round.local_steps) : fmt::format("{} epoch(s)", round.local_epochs),
-             p.fastest_round_s);
+  write_settings(out, r);
   int moved = 0;
   for (const auto& d : p.devices) moved += d.moved() ? 1 : 0;
   fmt::print(out, "plan verified in {} round simulation{} ({} device{} moved to a faster configuration by network "
@@ -313,6 +329,183 @@ nlohmann::json task_json(const TaskRow& t, int round) {
   return j;
 }
 
+// Buffered aggregation (sim/model/buffered_aggregation.hpp): versions instead of rounds, and
+// every device's tasks with the version each downloaded, the one it was applied to, its
+// staleness and weight.
+
+std::string weight_name(const RoundSpec& round) {
+  if (round.staleness_weight == StalenessWeight::polynomial)
+    return fmt::format("polynomial, (1+s)^-{}", round.staleness_exponent);
+  return round.staleness_weight == StalenessWeight::sqrt ? "sqrt, 1/sqrt(1+s)" : "constant";
+}
+
+double version_energy_j(const PlanReport& r, std::size_t v) {
+  double e = 0;
+  for (const EnergySplit& split : r.plan->energy[v]) e += split.total_j();
+  return e;
+}
+
+EnergySplit device_energy(const PlanReport& r, std::size_t d) {
+  EnergySplit total;
+  for (const auto& window : r.plan->energy) {
+    total.training_j += window[d].training_j;
+    total.transfer_j += window[d].transfer_j;
+    total.idle_j += window[d].idle_j;
+  }
+  return total;
+}
+
+// A device's tasks by how they ended.
+struct TaskTally {
+  int tasks = 0, counted = 0, late = 0, dropped = 0, unapplied = 0;
+  double staleness_sum = 0;
+  double mean_staleness() const { return counted > 0 ? staleness_sum / counted : 0.0; }
+};
+
+TaskTally tally(const PlanReport& r, std::size_t d) {
+  TaskTally t;
+  for (const TaskOutcome& task : r.plan->outcome.tasks) {
+    if (task.device != d) continue;
+    ++t.tasks;
+    t.counted += task.counted ? 1 : 0;
+    t.late += task.late ? 1 : 0;
+    t.dropped += task.dropped ? 1 : 0;
+    t.unapplied += task.after_quorum ? 1 : 0;
+    t.staleness_sum += task.counted ? task.staleness : 0;
+  }
+  return t;
+}
+
+double radio_j(const PlanReport& r, const TaskOutcome& t) {
+  const NetworkSpec& net = r.fleet->groups[r.fleet->devices[t.device].group].network;
+  return net.radio_rx_power_w * (t.downloaded_s - t.selected_s) + net.radio_tx_power_w * (t.uploaded_s - t.trained_s);
+}
+
+void write_versions(std::ostream& out, const PlanReport& r) {
+  const RoundSpec& round = r.fleet->spec.round;
+  const auto& versions = r.plan->outcome.versions;
+  fmt::print(out, "buffered aggregation: B = {} updates a version, at most {} tasks in flight, staleness weight {}; "
+                  "{} of {} versions made by {:.1f} s\n",
+             round.buffer_size, buffered_settings(*r.fleet).concurrency, weight_name(round), versions.size(), round.rounds,
+             versions.empty() ? 0.0 : versions.back().end_s);
+  fmt::print(out, "\n{:>7} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>10} {:>9} {:>12}\n", "version", "start_s",
+             "closed_s", "end_s", "version_s", "applied", "mean_stal", "max_stal", "weight_sum", "in_flight", "energy_J");
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    const VersionOutcome& o = versions[v];
+    fmt::print(out, "{:>7} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>8} {:>9.2f} {:>9} {:>10.3f} {:>9} {:>12.0f}\n",
+               o.version, o.start_s, o.closed_s, o.end_s, o.end_s - o.start_s, o.applied, o.mean_staleness,
+               o.max_staleness, o.weight_sum, o.in_flight, version_energy_j(r, v));
+  }
+}
+
+void write_buffered_device_line(std::ostream& out, const PlanReport& r, std::size_t d) {
+  const Candidate& c = planned(r, d);
+  const TaskTally t = tally(r, d);
+  const EnergySplit e = device_energy(r, d);
+  fmt::print(out, "{:<22} {:<14} {:>2} {:>4} {:>7} {:>6} {:>7} {:>5} {:>7} {:>9} {:>9.2f} {:>10.0f} {:>9.0f} {:>9.0f}",
+             r.fleet->devices[d].name, c.mode, c.workers, c.batch_size, r.fleet->devices[d].samples, t.tasks, t.counted,
+             t.late, t.dropped, t.unapplied, t.mean_staleness(), e.training_j, e.transfer_j, e.idle_j);
+  std::string notes;
+  for (const std::string& reason : listed_for(r, d)) notes += " " + reason;
+  fmt::print(out, "{}\n", notes);
+}
+
+void write_buffered_devices(std::ostream& out, const PlanReport& r) {
+  fmt::print(out, "\n{:<22} {:<14} {:>2} {:>4} {:>7} {:>6} {:>7} {:>5} {:>7} {:>9} {:>9} {:>10} {:>9} {:>9}\n", "device",
+             "mode", "w", "b", "samples", "tasks", "counted", "late", "dropped", "unapplied", "mean_stal", "train_J",
+             "radio_J", "idle_J");
+  const std::size_t n = r.fleet->devices.size();
+  std::size_t listed = 0;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (n > kTableDevices && !worth_listing(r, d)) continue;
+    write_buffered_device_line(out, r, d);
+    ++listed;
+  }
+  if (n > kTableDevices)
+    fmt::print(out, "({} of {} devices listed: those that cannot meet the deadline, moved, were late or are over a "
+                    "budget; --csv or --json has every one)\n",
+               listed, n);
+}
+
+nlohmann::json buffered_task_json(const PlanReport& r, const TaskOutcome& t) {
+  return {{"downloaded_version", t.round}, {"applied_version", t.applied_version}, {"staleness", t.staleness},
+          {"weight", t.weight}, {"start_s", t.selected_s}, {"download_s", t.downloaded_s - t.selected_s},
+          {"train_s", t.trained_s - t.downloaded_s}, {"upload_s", t.uploaded_s - t.trained_s},
+          {"stall_s", t.stall_s}, {"compute_s", t.compute_s}, {"finish_s", t.uploaded_s - t.selected_s},
+          {"counted", t.counted}, {"late", t.late}, {"dropped", t.dropped}, {"after_last_version", t.after_quorum},
+          {"training_j", t.training_energy_j}, {"radio_j", radio_j(r, t)}};
+}
+
+void write_buffered_json(std::ostream& out, const PlanReport& r) {
+  const FleetInstance& f = *r.fleet;
+  const PlanResult& p = *r.plan;
+  nlohmann::json versions = nlohmann::json::array();
+  for (std::size_t v = 0; v < p.outcome.versions.size(); ++v) {
+    const VersionOutcome& o = p.outcome.versions[v];
+    versions.push_back({{"version", o.version}, {"start_s", o.start_s}, {"closed_s", o.closed_s}, {"end_s", o.end_s},
+                        {"version_s", o.end_s - o.start_s}, {"applied", o.applied}, {"mean_staleness", o.mean_staleness},
+                        {"max_staleness", o.max_staleness}, {"weight_sum", o.weight_sum}, {"in_flight", o.in_flight},
+                        {"energy_j", version_energy_j(r, v)}});
+  }
+  nlohmann::json devices = nlohmann::json::array();
+  for (std::size_t d = 0; d < f.devices.size(); ++d) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const TaskOutcome& t : p.outcome.tasks)
+      if (t.device == d) tasks.push_back(buffered_task_json(r, t));
+    devices.push_back({{"name", f.devices[d].name},
+                       {"group", f.groups[f.devices[d].group].spec->name},
+                       {"samples", f.devices[d].samples},
+                       {"plan", candidate_json(planned(r, d))},
+                       {"meets_deadline_alone", p.devices[d].meets_deadline_alone},
+                       {"shortfall_alone", shortfall_alone(r, d)},
+                       {"best_finish_s", p.devices[d].best_finish_s},
+                       {"moved", p.devices[d].moved()},
+                       {"listed_for", listed_for(r, d)},
+                       {"energy", energy_json(device_energy(r, d))},
+                       {"energy_per_day_j", r.energy_per_day_j[d]},
+                       {"over_round_budget", r.over_round_budget[d]},
+                       {"over_day_budget", r.over_day_budget[d]},
+                       {"tasks", tasks}});
+  }
+  nlohmann::json frontier = nlohmann::json::array();
+  for (const auto& pt : p.frontier)
+    frontier.push_back({{"deadline_s", pt.deadline_s}, {"energy_j", pt.energy_j}, {"devices_missing", pt.devices_missing}});
+  const RoundSpec& round = f.spec.round;
+  const nlohmann::json doc = {{"fleet", f.spec.name},
+                              {"workload", round.workload},
+                              {"objective", objective_name(p.objective)},
+                              {"aggregation", "buffered"},
+                              {"buffer_size", round.buffer_size},
+                              {"concurrency", buffered_settings(f).concurrency},
+                              {"staleness_weight", to_string(round.staleness_weight)},
+                              {"staleness_exponent", round.staleness_exponent},
+                              {"deadline_s", p.deadline_s},
+                              {"versions_wanted", round.rounds},
+                              {"horizon_s", p.outcome.horizon_end_s},
+                              {"iterations", p.iterations},
+                              {"improvement_simulations", p.improvement_simulations},
+                              {"configurations_simulated", r.candidates_simulated},
+                              {"versions", versions},
+                              {"devices", devices},
+                              {"frontier", frontier}};
+  out << doc.dump(1) << '\n';
+}
+
+void write_buffered_csv(std::ostream& out, const PlanReport& r) {
+  const FleetInstance& f = *r.fleet;
+  fmt::print(out, "device,group,samples,mode,workers,batch_size,downloaded_version,applied_version,staleness,weight,start_s,"
+                  "download_s,train_s,upload_s,stall_s,finish_s,counted,late,dropped,after_last_version,training_j,radio_j\n");
+  for (const TaskOutcome& t : r.plan->outcome.tasks) {
+    const Candidate& c = planned(r, t.device);
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{:.6g},{:.6g}\n",
+               f.devices[t.device].name, f.groups[f.devices[t.device].group].spec->name, f.devices[t.device].samples,
+               c.mode, c.workers, c.batch_size, t.round, t.applied_version, t.staleness, t.weight, t.selected_s,
+               t.downloaded_s - t.selected_s, t.trained_s - t.downloaded_s, t.uploaded_s - t.trained_s, t.stall_s,
+               t.uploaded_s - t.selected_s, t.counted ? 1 : 0, t.late ? 1 : 0, t.dropped ? 1 : 0,
+               t.after_quorum ? 1 : 0, t.training_energy_j, radio_j(r, t));
+  }
+}
+
 }  // namespace
 
 PlanReport build_plan_report(const FleetInstance& fleet, const CandidateTable& table, const PlanResult& plan) {
@@ -322,20 +515,29 @@ PlanReport build_plan_report(const FleetInstance& fleet, const CandidateTable& t
   r.candidates_simulated = table.simulated();
   for (std::size_t d = 0; d < fleet.devices.size(); ++d)
     r.planned_finish_s.push_back(table.at(d, plan.devices[d].candidate).finish_s());
-  fill_rows(r, table);
+  if (!buffered(r)) fill_rows(r, table);
   check_budgets(r);
   return r;
 }
 
 void write_plan_table(std::ostream& out, const PlanReport& r) {
   write_header(out, r);
-  write_rounds(out, r);
-  write_devices(out, r);
+  if (buffered(r)) {
+    write_versions(out, r);
+    write_buffered_devices(out, r);
+  } else {
+    write_rounds(out, r);
+    write_devices(out, r);
+  }
   write_frontier(out, r);
   write_shortfalls(out, r);
 }
 
 void write_plan_json(std::ostream& out, const PlanReport& r) {
+  if (buffered(r)) {
+    write_buffered_json(out, r);
+    return;
+  }
   const FleetInstance& f = *r.fleet;
   const PlanResult& p = *r.plan;
   nlohmann::json rounds = nlohmann::json::array();
@@ -388,6 +590,10 @@ void write_plan_json(std::ostream& out, const PlanReport& r) {
 }
 
 void write_plan_csv(std::ostream& out, const PlanReport& r) {
+  if (buffered(r)) {
+    write_buffered_csv(out, r);
+    return;
+  }
   const FleetInstance& f = *r.fleet;
   fmt::print(out, "round,device,group,samples,mode,cores,cpu_mhz,gpu_mhz,emc_mhz,workers,batch_size,selected,download_s,"
                   "train_s,upload_s,stall_s,finish_s,slack_s,counted,late,after_quorum,dropped,training_j,transfer_j,idle_j,energy_j,"

@@ -7,6 +7,9 @@
 // a task are seconds from its round's start. A device's energy in a round is its energy over
 // the round's window (sim/report/round_energy.hpp); its energy per day is its energy over the
 // simulated rounds scaled to 86,400 s. JSON keys are a stable interface (docs/explanation/federated.md).
+// With buffered aggregation (sim/model/buffered_aggregation.hpp) rows stay empty and the writers
+// report versions and every device's tasks instead (docs/reference/outputs.md); energies are
+// over version windows.
 #pragma once
 
 #include <map>

@@ -274,14 +274,27 @@ RoundSettings round_settings(const FleetInstance& fleet) {
   return s;
 }
 
+BufferedSettings buffered_settings(const FleetInstance& fleet) {
+  const RoundSpec& r = fleet.spec.round;
+  return {r.buffer_size, r.concurrency.value_or(r.clients_per_round), r.staleness_weight, r.staleness_exponent};
+}
+
 namespace {
 
-RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<RoundDevice>& devices) {
+// Synchronous rounds or buffered aggregation, as the fleet's round says.
+RoundsOutcome simulate_fleet(const FleetInstance& fleet, const std::vector<RoundDevice>& devices) {
   const RoundSettings settings = round_settings(fleet);
+  if (fleet.spec.round.aggregation == Aggregation::buffered)
+    return simulate_buffered(fleet.spec.server, settings, buffered_settings(fleet), devices);
+  return simulate_rounds(fleet.spec.server, settings, devices);
+}
+
+RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<RoundDevice>& devices) {
   const std::string bytes = run_in_child([&] {
-    const RoundsOutcome outcome = simulate_rounds(fleet.spec.server, settings, devices);
+    const RoundsOutcome outcome = simulate_fleet(fleet, devices);
     std::string out;
     append_records(out, outcome.rounds);
+    append_records(out, outcome.versions);
     append_records(out, outcome.tasks);
     append_records(out, std::vector<double>{outcome.horizon_end_s});
     return out;
@@ -289,6 +302,7 @@ RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<Ro
   ChildBytesReader reader(bytes);
   RoundsOutcome outcome;
   outcome.rounds = reader.records<RoundOutcome>();
+  outcome.versions = reader.records<VersionOutcome>();
   outcome.tasks = reader.records<TaskOutcome>();
   outcome.horizon_end_s = reader.records<double>().at(0);
   return outcome;
@@ -317,6 +331,7 @@ RoundDevice round_device(const FleetInstance& fleet, const CandidateTable& table
   r.availability = g.spec->availability;
   r.trace = g.trace;
   r.predicted_task_s = e.finish_s();
+  r.energy_budget_j_per_day = g.spec->energy_budget_j_per_day;
   // The task's energy alone: its energy to a deadline at its own finish, no wait.
   r.predicted_task_energy_j = energy_to_deadline(g.power, e.download_s, e.train_s, e.train_energy_j, e.upload_s, 0,
                                                  fleet.spec.round.suspend_min_gap_s);

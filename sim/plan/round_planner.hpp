@@ -8,7 +8,8 @@
 //     per-round energy budget; objective time: the fastest; objective balanced: finish times
 //     as equal as possible (each device the configuration whose finish alone is closest below
 //     the slowest device's best), least energy among equals.
-//   - verification: the rounds are simulated with the plan (sim/model/round_simulation.hpp,
+//   - verification: the rounds (with aggregation = "buffered", the buffered aggregation of
+//     sim/model/buffered_aggregation.hpp, the deadline then each task's timeout) are simulated with the plan (sim/model/round_simulation.hpp,
 //     each device's tasks from exact profiles of its configuration, sim/plan/task_profiles.hpp);
 //     every device that missed its deadline although its configuration meets it alone (the
 //     network made it late) moves to its next faster configuration, and the rounds are
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "sim/config/fleet_specs.hpp"
+#include "sim/model/buffered_aggregation.hpp"
 #include "sim/model/round_simulation.hpp"
 #include "sim/plan/candidate_table.hpp"
 #include "sim/report/round_energy.hpp"
@@ -67,7 +69,7 @@ struct PlanResult {
   double balanced_target_s = 0;    // balanced: the finish time every device aims below
   std::vector<DevicePlan> devices;
   RoundsOutcome outcome;           // the final plan, simulated
-  std::vector<std::vector<EnergySplit>> energy;  // [round][device]
+  std::vector<std::vector<EnergySplit>> energy;  // [round][device], or [version][device] when buffered
   int iterations = 0;              // round simulations until no device was late by contention
   int improvement_simulations = 0; // energy objective: tries of cheaper configurations after that
   std::size_t profiles_simulated = 0;  // exact task profiles of configurations that went into rounds
@@ -108,5 +110,7 @@ std::vector<DevicePower> device_powers(const FleetInstance& fleet);
 
 // The round settings of a fleet (K, deadline, rounds, transfers, seed).
 RoundSettings round_settings(const FleetInstance& fleet);
+// With aggregation = "buffered": B, the concurrency (K unless set), the staleness weight.
+BufferedSettings buffered_settings(const FleetInstance& fleet);
 
 }  // namespace edgetwin

@@ -62,6 +62,7 @@ std::vector<std::vector<EnergySplit>> round_energy(const RoundsOutcome& outcome,
                                                    double suspend_min_gap_s) {
   std::vector<double> starts;
   for (const auto& r : outcome.rounds) starts.push_back(r.start_s);
+  for (const auto& v : outcome.versions) starts.push_back(v.start_s);
   std::vector<std::vector<EnergySplit>> out(starts.size(), std::vector<EnergySplit>(power.size()));
   std::vector<std::vector<const TaskOutcome*>> tasks_of(power.size());
   for (const auto& t : outcome.tasks) tasks_of.at(t.device).push_back(&t);

@@ -7,7 +7,8 @@
 // idle level; an idle gap draws the device's idle state: suspended (Wake-on-LAN armed) when
 // its group suspends and the gap lasts at least suspend_min_gap_s, else awake idle (DVFS on
 // or off, as the group says). Round r's window is [start_r, start_{r+1}) (the last one ends at
-// the horizon); every interval's energy goes to the windows it overlaps, in proportion, so a
+// the horizon); in buffered aggregation (sim/model/buffered_aggregation.hpp) the windows are the
+// versions', each from the previous version's end; every interval's energy goes to the windows it overlaps, in proportion, so a
 // window's energy is at least its length x the lowest power the device draws, and the
 // windows add up to the device's whole energy. Idle energy is counted from the device's own
 // idle figures, not from SimGrid's idle hosts.
@@ -34,7 +35,7 @@ struct EnergySplit {
   double total_j() const { return training_j + transfer_j + idle_j; }
 };
 
-// [round][device]
+// [round][device], or [version][device] in buffered aggregation
 std::vector<std::vector<EnergySplit>> round_energy(const RoundsOutcome& outcome, const std::vector<DevicePower>& power,
                                                    double suspend_min_gap_s);
 

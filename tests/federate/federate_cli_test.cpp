@@ -154,6 +154,44 @@ TEST_F(FederateCli, OneAndTwoJobsGiveTheSameBytes) {
   EXPECT_EQ(run_json("--jobs 1"), run_json("--jobs 2"));
 }
 
+// Buffered aggregation (FedBuff, docs/explanation/federated.md): B = 2, two tasks in flight; each
+// version is a round of the report, applying two updates, learned for real; the same bytes for
+// any --jobs. FedScale's clock and checkpoints hold synchronous rounds only: exit 2, located.
+std::string buffered_fleet() {
+  std::string text = small_fleet();
+  const std::string rounds = "rounds = 3\n";
+  return text.insert(text.find(rounds) + rounds.size(), "aggregation = \"buffered\"\nbuffer_size = 2\nconcurrency = 2\n");
+}
+
+TEST_F(FederateCli, BufferedAggregationLearnsVersionByVersion) {
+  fleet(buffered_fleet());
+  const std::string json = run_json("--jobs 1");
+  EXPECT_EQ(json, run_json("--jobs 2"));
+  const auto doc = nlohmann::json::parse(json);
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const auto& rounds = doc["runs"][0]["rounds"];
+  ASSERT_EQ(rounds.size(), 3u);
+  double last_end = 0, last_energy = 0;
+  for (const auto& r : rounds) {
+    EXPECT_EQ(r["counted"], 2);
+    EXPECT_GT(r["end_s"].get<double>(), last_end);
+    EXPECT_NEAR(r["cumulative_energy_j"].get<double>() - last_energy, r["energy_j"].get<double>(), 1e-6);
+    last_end = r["end_s"].get<double>();
+    last_energy = r["cumulative_energy_j"].get<double>();
+  }
+  EXPECT_GT(rounds[2]["accuracy"].get<double>(), 0.3);  // far above chance (0.1)
+}
+
+TEST_F(FederateCli, BufferedAggregationRefusesFedScalesClockAndCheckpoints) {
+  const auto file = fleet(buffered_fleet());
+  const auto fedscale = run_bad("--fedscale");
+  EXPECT_EQ(fedscale.exit_code, 2);
+  EXPECT_THAT(fedscale.output, HasSubstr(file.string() + ":12:15: round.aggregation: FedScale's clock has synchronous rounds only"));
+  const auto checkpoint = run_bad("--checkpoint " + quoted(dir_ / "checkpoints"));
+  EXPECT_EQ(checkpoint.exit_code, 2);
+  EXPECT_THAT(checkpoint.output, HasSubstr("--checkpoint: holds synchronous rounds"));
+}
+
 #ifdef EDGETWIN_MPIEXEC
 TEST_F(FederateCli, TwoMpiRanksGiveTheSingleProcessBytes) {
   fleet();

@@ -1,7 +1,8 @@
 // The learner on real LibTorch training (LeNet-5 on the first samples of the real Fashion-MNIST):
 // one client is plain SGD, identical updates average to themselves, FedAvg weighs by samples,
-// an empty round changes nothing, FedProx pulls towards the global model, and a checkpoint
-// resumes to the same bits. The rounds are handed to the learner by hand, as a clock would.
+// an empty round changes nothing, FedProx pulls towards the global model, a checkpoint resumes
+// to the same bits, buffered aggregation's sequential limit is plain SGD and a stale update moves
+// the model by its weight. Rounds and versions are handed to the learner by hand, as a clock would.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -93,6 +94,37 @@ class Learner : public ::testing::Test {
     return learner.on_round_end(r, tasks);
   }
 
+  // One client's R x E epochs of plain SGD on `samples`, each round seeded as the learner seeds
+  // it, written out with LibTorch directly: in this process, so only after the learner trained.
+  std::vector<float> plain_sgd(const std::vector<std::int64_t>& samples, int rounds, int epochs, std::size_t batch_size) {
+    calibrate::set_intra_op_threads(1);
+    auto model = calibrate::make_model("lenet5", {}, 10, 3);
+    model->train(true);
+    torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.0));
+    const auto transform = calibrate::make_transform(calibrate::DatasetFormat::mnist, 224);
+    for (int r = 0; r < rounds; ++r) {
+      const std::uint64_t seed = client_seed(11, r, 0);
+      const calibrate::BatchPreparer preparer(train_, *transform, seed);
+      for (int e = 0; e < epochs; ++e) {
+        const auto order = epoch_order(samples, seed, e);
+        for (std::size_t first = 0; first < order.size(); first += batch_size) {
+          calibrate::BatchTask task{e, 0, {order.begin() + static_cast<std::ptrdiff_t>(first),
+                                           order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), first + batch_size))}};
+          const auto batch = preparer.prepare(task);
+          sgd.zero_grad();
+          at::cross_entropy_loss(model->forward(batch.inputs), batch.labels, {}, at::Reduction::None).mean().backward();
+          sgd.step();
+        }
+      }
+    }
+    std::vector<float> plain;
+    for (auto& [name, tensor] : model->named_parameters()) {
+      const at::Tensor flat = tensor.detach().contiguous().view(-1);
+      plain.insert(plain.end(), flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
+    }
+    return plain;
+  }
+
   calibrate::MnistIdxDataset train_;
   calibrate::MnistIdxDataset test_;
   LocalLearning learning_;
@@ -113,36 +145,71 @@ TEST_F(Learner, OneClientIsRTimesEEpochsOfPlainSgd) {
   EXPECT_EQ(learner.rounds()[2].updates, 1);
   EXPECT_TRUE(learner.rounds()[2].evaluated);
   EXPECT_FALSE(learner.rounds()[1].evaluated);
-
-  calibrate::set_intra_op_threads(1);
-  auto model = calibrate::make_model("lenet5", {}, 10, 3);
-  model->train(true);
-  torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.0));
-  const auto transform = calibrate::make_transform(calibrate::DatasetFormat::mnist, 224);
-  for (int r = 0; r < kRounds; ++r) {
-    const std::uint64_t seed = client_seed(11, r, 0);
-    const calibrate::BatchPreparer preparer(train_, *transform, seed);
-    for (int e = 0; e < kEpochs; ++e) {
-      const auto order = epoch_order(samples, seed, e);
-      for (std::size_t first = 0; first < order.size(); first += kBatch) {
-        calibrate::BatchTask task{e, 0, {order.begin() + static_cast<std::ptrdiff_t>(first),
-                                         order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), first + kBatch))}};
-        const auto batch = preparer.prepare(task);
-        sgd.zero_grad();
-        at::cross_entropy_loss(model->forward(batch.inputs), batch.labels, {}, at::Reduction::None).mean().backward();
-        sgd.step();
-      }
-    }
-  }
-  std::vector<float> plain;
-  for (auto& [name, tensor] : model->named_parameters()) {
-    const at::Tensor flat = tensor.detach().contiguous().view(-1);
-    plain.insert(plain.end(), flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
-  }
+  const std::vector<float> plain = plain_sgd(samples, kRounds, kEpochs, kBatch);
   ASSERT_EQ(plain.size(), learner.global().size());  // LeNet-5 has no buffers
   EXPECT_TRUE(plain == learner.global()) << "the federated model differs from plain SGD";
   EXPECT_FALSE(plain == initial);
 }
+
+// The sequential limit of buffered aggregation (sim/model/buffered_aggregation.hpp): one client
+// and B = 1 apply each update, trained from the version before (staleness 0, weight 1), as it
+// comes: R versions are R x E epochs of plain SGD, bit for bit.
+TEST_F(Learner, BufferedAggregationOfOneClientWithABufferOfOneIsPlainSgd) {
+  constexpr int kVersions = 3, kEpochs = 2, kBatch = 16;
+  const auto samples = range(0, 200);
+  const Partition partition = partition_of({samples});
+  FederatedLearner learner(learning_, partition, {kBatch}, settings(kVersions, kEpochs, 0.0), pool_, initial_state());
+  for (int v = 1; v <= kVersions; ++v) {
+    VersionOutcome version;
+    version.version = v;
+    TaskOutcome task{v - 1, 0, 0, 0, 0, 0, 0, true};
+    task.applied_version = v;
+    task.weight = 1;
+    EXPECT_TRUE(learner.on_aggregation(version, {task}));
+  }
+  ASSERT_EQ(learner.rounds().size(), 3u);
+  EXPECT_EQ(learner.rounds()[2].updates, 1);
+  EXPECT_TRUE(learner.rounds()[2].evaluated);
+  EXPECT_TRUE(plain_sgd(samples, kVersions, kEpochs, kBatch) == learner.global())
+      << "buffered aggregation of one client differs from plain SGD";
+}
+
+// A stale update moves the model by its weight: version 1 is device 0's update from version 0;
+// version 2 applies device 1's update, also trained from version 0 (staleness 1, weight
+// 1/sqrt(2)): w2 = w1 + (u1 - w0) / sqrt(2), element by element.
+TEST_F(Learner, AStaleBufferedUpdateMovesTheModelByItsWeight) {
+  const Partition partition = partition_of({range(0, 64), range(64, 128)});
+  const std::vector<float> w0 = initial_state();
+  FederatedLearner learner(learning_, partition, {32, 32}, settings(2, 1, 0.0), pool_, w0);
+  TaskOutcome fresh{0, 0, 0, 0, 0, 0, 0, true};
+  fresh.weight = 1;
+  VersionOutcome v1;
+  v1.version = 1;
+  learner.on_aggregation(v1, {fresh});
+  const std::vector<float> w1 = learner.global();
+  TaskOutcome stale{0, 1, 0, 0, 0, 0, 0, true};
+  stale.staleness = 1;
+  stale.weight = 1 / std::sqrt(2.0);
+  VersionOutcome v2;
+  v2.version = 2;
+  learner.on_aggregation(v2, {stale});
+  const auto bytes = pool_.run(1, [&](std::size_t) {
+    ClientWork work{&partition.indices[1], 32, 1, 0, client_seed(11, 1, 1)};
+    std::string out;
+    append_records(out, learning_.train(w0, work, ClientSettings{0.05, 0.0, 0}).state);
+    return out;
+  });
+  const auto u1 = ChildBytesReader(bytes.front()).records<float>();
+  ASSERT_EQ(u1.size(), w1.size());
+  double moved = 0;
+  for (std::size_t i = 0; i < w1.size(); ++i) {
+    const double expected = w1[i] + (static_cast<double>(u1[i]) - w0[i]) / std::sqrt(2.0);
+    EXPECT_NEAR(learner.global()[i], expected, 1e-6) << "parameter " << i;
+    moved += std::abs(learner.global()[i] - w1[i]);
+  }
+  EXPECT_GT(moved, 0);
+}
+
 
 TEST_F(Learner, IdenticalUpdatesAverageToEitherOneBitForBit) {
   const std::vector<float> initial = initial_state();
@@ -189,6 +256,16 @@ TEST(FederatedAveraging, OneLocalStepOfALinearModelIsOneStepOnThePooledData) {
   }
   const auto average = weighted_average({{&models[0], 2}, {&models[1], 4}});
   EXPECT_NEAR(average[0], step(pooled), 1e-6);
+}
+
+// Buffered aggregation's target: global + sum c_i (w_i - start_i). With global (1, 2), a fresh
+// update (3, 6) at c = 0.5 and a stale one (2, 2) from (1, 1) at c = 0.25:
+// 0.5 x 1 + 0.5 x 3 + 0.25 x 1 = 2.25 and 0.5 x 2 + 0.5 x 6 + 0.25 x 1 = 4.25, exact in binary.
+TEST(FederatedAveraging, ABufferedTargetAddsEachWeightedDelta) {
+  const std::vector<float> global{1, 2}, fresh{3, 6}, stale{2, 2}, start{1, 1};
+  EXPECT_EQ(buffered_target(global, {{&fresh, nullptr, 0.5}, {&stale, &start, 0.25}}), (std::vector<float>{2.25f, 4.25f}));
+  const std::vector<float> odd{0.1f, -7.3f};
+  EXPECT_EQ(buffered_target(global, {{&odd, nullptr, 1.0}}), odd);  // one fresh update at weight 1: itself
 }
 
 // FedAvgM (Hsu et al. 2019): with g = w - average, v <- m v + g, w <- w - lr v.

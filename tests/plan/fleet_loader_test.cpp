@@ -154,6 +154,61 @@ TEST_F(FleetFile, AnUnknownNetworkClassNamesWhereItLooked) {
   EXPECT_THAT(errors[0], HasSubstr(at("25:11")));
 }
 
+// Buffered aggregation ([round] aggregation = "buffered", docs/reference/schema.md) ----------
+
+TEST_F(FleetFile, SyncIsTheDefaultAndBufferedTakesFedBuffsDefaults) {
+  EXPECT_EQ(load_fleet(write(kFleet)).round.aggregation, Aggregation::sync);
+  const FleetSpec f = load_fleet(write(replaced(kFleet, "rounds = 2", "rounds = 2\naggregation = \"buffered\"")));
+  EXPECT_EQ(f.round.aggregation, Aggregation::buffered);
+  EXPECT_EQ(f.round.buffer_size, 10);
+  EXPECT_FALSE(f.round.concurrency.has_value());
+  EXPECT_EQ(f.round.staleness_weight, StalenessWeight::sqrt);
+}
+
+TEST_F(FleetFile, BufferedKeysAreRead) {
+  const FleetSpec f = load_fleet(write(replaced(
+      kFleet, "rounds = 2",
+      "rounds = 2\naggregation = \"buffered\"\nbuffer_size = 3\nconcurrency = 4\nstaleness_weight = \"polynomial\"\n"
+      "staleness_exponent = 0.25")));
+  EXPECT_EQ(f.round.buffer_size, 3);
+  EXPECT_EQ(f.round.concurrency, 4);
+  EXPECT_EQ(f.round.staleness_weight, StalenessWeight::polynomial);
+  EXPECT_DOUBLE_EQ(f.round.staleness_exponent, 0.25);
+}
+
+// B <= 0, a concurrency below 1, an unknown staleness weight: each located, all reported together.
+TEST_F(FleetFile, BadBufferedKeysAreLocated) {
+  const auto errors = errors_of([&] {
+    load_fleet(write(replaced(kFleet, "rounds = 2",
+                              "rounds = 2\naggregation = \"buffered\"\nbuffer_size = 0\nconcurrency = 0\n"
+                              "staleness_weight = \"hinge\"")));
+  });
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], HasSubstr(at("13:15: round.buffer_size: expected a positive")));
+  EXPECT_THAT(errors[1], HasSubstr(at("14:15: round.concurrency: expected a positive")));
+  EXPECT_THAT(errors[2], HasSubstr(at("15:20: round.staleness_weight: unknown")));
+  EXPECT_THAT(errors[2], HasSubstr("constant, sqrt, polynomial"));
+}
+
+TEST_F(FleetFile, BufferedKeysOutsideTheirModeAreRefused) {
+  const auto sync = errors_of([&] { load_fleet(write(replaced(kFleet, "rounds = 2", "rounds = 2\nbuffer_size = 4"))); });
+  ASSERT_EQ(sync.size(), 1u);
+  EXPECT_EQ(sync[0], at("12:15: round.buffer_size: only with aggregation = \"buffered\""));
+  const auto exponent = errors_of([&] {
+    load_fleet(write(replaced(kFleet, "rounds = 2", "rounds = 2\naggregation = \"buffered\"\nstaleness_exponent = 2")));
+  });
+  ASSERT_EQ(exponent.size(), 1u);
+  EXPECT_THAT(exponent[0], HasSubstr("round.staleness_exponent: only with staleness_weight = \"polynomial\""));
+  const auto wide = errors_of([&] {
+    load_fleet(write(replaced(kFleet, "rounds = 2", "rounds = 2\naggregation = \"buffered\"\nconcurrency = 6")));
+  });
+  ASSERT_EQ(wide.size(), 1u);
+  EXPECT_THAT(wide[0], HasSubstr("round.concurrency: expected at most the fleet's 5 devices, got 6"));
+  const auto mode = errors_of([&] { load_fleet(write(replaced(kFleet, "rounds = 2", "rounds = 2\naggregation = \"async\""))); });
+  ASSERT_EQ(mode.size(), 1u);
+  EXPECT_THAT(mode[0], HasSubstr(at("12:15: round.aggregation: unknown")));
+}
+
 // Bounds on what multiplies (docs/reference/reliability.md) ------------------------------------------
 
 TEST_F(FleetFile, AFleetOfTooManyDevicesNamesTheLimitAndHowToRaiseIt) {

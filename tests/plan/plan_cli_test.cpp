@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -168,6 +170,107 @@ TEST(PlanRoundCli, BadOptionsAreRejected) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.output, HasSubstr("no file and no shipped fleet named \"no-such-fleet\""));
   EXPECT_EQ(run_command(edgetwin("plan-round --fleet jetson-mixed-resnet18 --rounds 0")).exit_code, 2);
+}
+
+// Buffered aggregation (docs/explanation/federated.md, "Buffered aggregation") ----------------
+
+const std::string kBuffered = "plan-round --fleet jetson-mixed-resnet18 --aggregation buffered --frontier 2";
+
+// The shipped fleet with lines added after its `rounds`, beside a copy of its network files.
+std::filesystem::path shipped_fleet_with(const TempDir& dir, const std::string& round_lines) {
+  std::filesystem::copy(std::filesystem::path(EDGETWIN_SOURCE_DIR) / "fleets/networks", dir / "networks");
+  std::string text = test_support::read_text(std::filesystem::path(EDGETWIN_SOURCE_DIR) / "fleets/jetson-mixed-resnet18.toml");
+  const std::string after = "rounds = 3\n";
+  text.insert(text.find(after) + after.size(), round_lines);
+  test_support::write_text(dir / "f.toml", text);
+  return dir / "f.toml";
+}
+
+// Every version applies B updates, each counted update's staleness is the versions between its
+// download and the aggregation applying it, every task ends once, and the versions' energy is
+// the devices' energy.
+TEST(PlanRoundCli, BufferedAggregationReportsVersionsWithStalenessAndConservedEnergy) {
+  const auto r = run_command(edgetwin(kBuffered + " --json") + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
+  const auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc["aggregation"], "buffered");
+  EXPECT_EQ(doc["buffer_size"], 10);
+  EXPECT_EQ(doc["concurrency"], 30);  // clients_per_round
+  ASSERT_EQ(doc["versions"].size(), 3u);
+  double versions_j = 0, devices_j = 0;
+  for (const auto& v : doc["versions"]) {
+    EXPECT_EQ(v["applied"], 10);
+    EXPECT_LE(v["in_flight"].get<int>(), 30);
+    versions_j += v["energy_j"].get<double>();
+  }
+  int counted = 0;
+  for (const auto& device : doc["devices"]) {
+    devices_j += device["energy"]["total_j"].get<double>();
+    for (const auto& task : device["tasks"]) {
+      const int ends = (task["counted"].get<bool>() ? 1 : 0) + (task["late"].get<bool>() || task["dropped"].get<bool>() ? 1 : 0) +
+                       (task["after_last_version"].get<bool>() ? 1 : 0);
+      EXPECT_EQ(ends, 1) << device["name"];
+      if (!task["counted"].get<bool>()) continue;
+      ++counted;
+      const int staleness = task["staleness"];
+      EXPECT_EQ(staleness, task["applied_version"].get<int>() - 1 - task["downloaded_version"].get<int>());
+      EXPECT_DOUBLE_EQ(task["weight"].get<double>(), 1 / std::sqrt(1.0 + staleness));
+    }
+  }
+  EXPECT_EQ(counted, 30);
+  EXPECT_NEAR(versions_j, devices_j, 1e-9 * devices_j);
+}
+
+TEST(PlanRoundCli, BufferedAggregationIsTheSameBytesTwiceAndWhateverTheJobs) {
+  const auto one = run_command(edgetwin(kBuffered + " --json --jobs 1") + " 2>/dev/null");
+  const auto again = run_command(edgetwin(kBuffered + " --json --jobs 1") + " 2>/dev/null");
+  const auto two = run_command(edgetwin(kBuffered + " --json --jobs 2") + " 2>/dev/null");
+  ASSERT_EQ(one.exit_code, 0);
+  EXPECT_EQ(one.output, again.output);
+  EXPECT_EQ(one.output, two.output);
+  const auto csv = run_command(edgetwin(kBuffered + " --csv --jobs 2") + " 2>/dev/null");
+  ASSERT_EQ(csv.exit_code, 0);
+  EXPECT_EQ(csv.output.rfind("device,group,samples,mode,workers,batch_size,downloaded_version,applied_version,staleness,", 0), 0u);
+  const auto doc = nlohmann::json::parse(one.output);
+  std::size_t tasks = 0;
+  for (const auto& device : doc["devices"]) tasks += device["tasks"].size();
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.output.begin(), csv.output.end(), '\n')), 1 + tasks);
+}
+
+// As for rounds: every pipeline in the one engine gives the versions the replayed profiles give.
+TEST(PlanRoundCli, BufferedAggregationInOneEngineGivesTheSameVersions) {
+  const std::string args = kBuffered + " --json --rounds 4";
+  const auto replayed = run_command(edgetwin(args) + " 2>/dev/null");
+  const auto single = run_command(edgetwin(args + " --single-engine") + " 2>/dev/null");
+  ASSERT_EQ(replayed.exit_code, 0);
+  ASSERT_EQ(single.exit_code, 0);
+  const auto a = nlohmann::json::parse(replayed.output)["versions"];
+  const auto b = nlohmann::json::parse(single.output)["versions"];
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  for (std::size_t v = 0; v < a.size(); ++v) {
+    for (const char* key : {"end_s", "energy_j", "mean_staleness"})
+      EXPECT_NEAR(a[v][key].get<double>(), b[v][key].get<double>(), 1e-9 * std::max(1.0, a[v][key].get<double>())) << key;
+    EXPECT_EQ(a[v]["in_flight"], b[v]["in_flight"]);
+  }
+}
+
+TEST(PlanRoundCli, BadBufferedSettingsExit2Located) {
+  TempDir dir("edgetwin-plan-buffered");
+  const auto zero = shipped_fleet_with(dir, "aggregation = \"buffered\"\nbuffer_size = 0\nstaleness_weight = \"hinge\"\n");
+  const auto r = run_command(edgetwin("plan-round --fleet " + zero.string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr(zero.string() + ":20:15: round.buffer_size: expected a positive integer (updates), got 0"));
+  EXPECT_THAT(r.output, HasSubstr(zero.string() + ":21:20: round.staleness_weight: unknown staleness_weight \"hinge\"; "
+                                                  "valid: constant, sqrt, polynomial"));
+  const auto cap = run_command(edgetwin(kBuffered + " --concurrency 0"));
+  EXPECT_EQ(cap.exit_code, 2);
+  EXPECT_THAT(cap.output, HasSubstr("--concurrency: expected a positive"));
+  const auto sync = run_command(edgetwin("plan-round --fleet jetson-mixed-resnet18 --buffer-size 4"));
+  EXPECT_EQ(sync.exit_code, 2);
+  EXPECT_THAT(sync.output, HasSubstr("--buffer-size: only with buffered aggregation"));
+  EXPECT_EQ(run_command(edgetwin(kBuffered + " --buffer-size -1")).exit_code, 2);
+  EXPECT_EQ(run_command(edgetwin("plan-round --fleet jetson-mixed-resnet18 --aggregation async")).exit_code, 2);
 }
 
 }  // namespace
