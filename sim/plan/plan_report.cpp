@@ -263,22 +263,29 @@ void write_device_line(std::ostream& out, const PlanReport& r, std::size_t d) {
   fmt::print(out, "{}\n", notes);
 }
 
-void write_devices(std::ostream& out, const PlanReport& r) {
-  fmt::print(out, "\n{:<22} {:<14} {:>3} {:>7} {:>7} {:>7} {:>2} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} "
-                  "{:>9} {:>10}\n",
-             "device (round 1)", "mode", "cor", "CPU_MHz", "GPU_MHz", "EMC_MHz", "w", "b", "samples", "down_s", "train_s",
-             "up_s", "stall_s", "finish_s", "slack_s", "train_J", "radio_J", "idle_J", "fedscale_s");
+// A table's device lines: every device of a small fleet, else only those worth a look (listed_for),
+// and a line saying how many were left out.
+void write_listed_devices(std::ostream& out, const PlanReport& r,
+                          void (*write_line)(std::ostream&, const PlanReport&, std::size_t)) {
   const std::size_t n = r.fleet->devices.size();
   std::size_t listed = 0;
   for (std::size_t d = 0; d < n; ++d) {
     if (n > kTableDevices && !worth_listing(r, d)) continue;
-    write_device_line(out, r, d);
+    write_line(out, r, d);
     ++listed;
   }
   if (n > kTableDevices)
     fmt::print(out, "({} of {} devices listed: those that cannot meet the deadline, moved, were late or are over a "
                     "budget; --csv or --json has every one)\n",
                listed, n);
+}
+
+void write_devices(std::ostream& out, const PlanReport& r) {
+  fmt::print(out, "\n{:<22} {:<14} {:>3} {:>7} {:>7} {:>7} {:>2} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} "
+                  "{:>9} {:>10}\n",
+             "device (round 1)", "mode", "cor", "CPU_MHz", "GPU_MHz", "EMC_MHz", "w", "b", "samples", "down_s", "train_s",
+             "up_s", "stall_s", "finish_s", "slack_s", "train_J", "radio_J", "idle_J", "fedscale_s");
+  write_listed_devices(out, r, write_device_line);
 }
 
 // The devices no configuration makes meet their round alone, by reason: the deadline, then the
@@ -414,17 +421,7 @@ void write_buffered_devices(std::ostream& out, const PlanReport& r) {
   fmt::print(out, "\n{:<22} {:<14} {:>2} {:>4} {:>7} {:>6} {:>7} {:>5} {:>7} {:>9} {:>9} {:>10} {:>9} {:>9}\n", "device",
              "mode", "w", "b", "samples", "tasks", "counted", "late", "dropped", "unapplied", "mean_stal", "train_J",
              "radio_J", "idle_J");
-  const std::size_t n = r.fleet->devices.size();
-  std::size_t listed = 0;
-  for (std::size_t d = 0; d < n; ++d) {
-    if (n > kTableDevices && !worth_listing(r, d)) continue;
-    write_buffered_device_line(out, r, d);
-    ++listed;
-  }
-  if (n > kTableDevices)
-    fmt::print(out, "({} of {} devices listed: those that cannot meet the deadline, moved, were late or are over a "
-                    "budget; --csv or --json has every one)\n",
-               listed, n);
+  write_listed_devices(out, r, write_buffered_device_line);
 }
 
 nlohmann::json buffered_task_json(const PlanReport& r, const TaskOutcome& t) {
