@@ -42,7 +42,7 @@ std::optional<double> machine_idle_s(const std::filesystem::path& stat) {
     return std::nullopt;
   const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
   if (ticks_per_s <= 0) return std::nullopt;
-  return (idle + iowait + steal) / static_cast<double>(ticks_per_s);
+  return (idle + iowait) / static_cast<double>(ticks_per_s);
 }
 
 double own_cpu_s() { return rusage_cpu_s(RUSAGE_SELF) + rusage_cpu_s(RUSAGE_CHILDREN); }

@@ -2,8 +2,9 @@
 //
 // The definition is python/edgetwin/trace.py's other_cpu_s, so that a run timed here and a
 // trace written there read alike: the machine's busy CPU time over the run's wall interval
-// (online CPUs x wall time, less the seconds /proc/stat's "cpu" line counts as idle, waiting for
-// I/O or stolen by the hypervisor, summed over the CPUs in ticks of 10 ms) less this process's
+// (online CPUs x wall time, less the seconds /proc/stat's "cpu" line counts as idle or waiting for
+// I/O, summed over the CPUs in ticks of 10 ms; time the hypervisor gave another tenant counts as
+// busy, since it disturbs the run as another process would) less this process's
 // own CPU time (getrusage: every thread of it, the loader's worker
 // threads included, and its reaped children). Whether that is too much is the caller's rule
 // (calibrate/app/disturbance_guard.hpp, with the import's bound).
@@ -24,7 +25,7 @@ namespace edgetwin::calibrate {
 // The counters at one moment, each from its own origin; only differences mean anything.
 struct LoadCounters {
   double wall_s = 0;
-  double machine_idle_s = 0;  // idle, I/O wait and steal, summed over the CPUs
+  double machine_idle_s = 0;  // idle and I/O wait, summed over the CPUs
   double own_cpu_s = 0;       // this process, user + system
 };
 
@@ -40,10 +41,9 @@ struct MachineLoad {
 // The arithmetic of one interval on `cpus` online CPUs, from the counters at its two ends.
 MachineLoad machine_load_between(const LoadCounters& start, const LoadCounters& end, int cpus);
 
-// /proc/stat's "cpu" line: idle + iowait + steal, in seconds summed over the CPUs; nullopt if
+// /proc/stat's "cpu" line: idle + iowait, in seconds summed over the CPUs; nullopt if
 // unreadable. Why not /proc/uptime's idle field, the plain idle time: a CPU waiting for the run's
-// own reads (a cold pass from an SD card) and one the hypervisor gave another tenant are no
-// work of another process, and would read as one.
+// own reads (a cold pass from an SD card) is no work of another process, and would read as one.
 std::optional<double> machine_idle_s(const std::filesystem::path& stat = "/proc/stat");
 // getrusage(RUSAGE_SELF) + getrusage(RUSAGE_CHILDREN), user + system, in seconds.
 double own_cpu_s();

@@ -60,7 +60,7 @@ loses its own `.to(device)`. For each batch it writes one row:
   a `step_cpu_s` share taken on fewer cores than the machine has (`taskset -c 0`).
 * `other_cpu_s`: the CPU time other processes of the machine took since the previous row was
   timed: the machine's busy CPU time (its CPUs times the wall time, less their idle, I/O-wait
-  and stolen time from /proc/stat) less `cpu_s`. The idle counter ticks every 10 ms, so a row's value is coarse
+  time from /proc/stat) less `cpu_s`. The idle counter ticks every 10 ms, so a row's value is coarse
   and may be negative; summed over a trace it says whether something else ran beside the
   measurement, and the import refuses a trace that others kept busy (docs/explanation/import.md, *A
   disturbed run*). Empty where `cpu_s` is, or off Linux.
@@ -279,9 +279,9 @@ class _LoaderCpuClock:
 
 class _MachineCpuClock:
     """CPU time every process of the machine spent since the previous reading: the machine's
-    CPUs times the wall time, less the time they were idle, waited for I/O or were stolen by the
-    hypervisor (/proc/stat's "cpu" line, summed over the CPUs; ticks of 10 ms): a CPU waiting
-    for the run's own reads is no other process at work. Less the trace's own `cpu_s`, it is what
+    CPUs times the wall time, less the time they were idle or waited for I/O (/proc/stat's "cpu"
+    line, summed over the CPUs; ticks of 10 ms): a CPU waiting for the run's own reads is no
+    other process at work. Less the trace's own `cpu_s`, it is what
     other processes took while the run was measured (`other_cpu_s`): the import refuses a trace
     that others disturbed (docs/explanation/import.md, *A disturbed run*). None where /proc/stat cannot be
     read (not Linux)."""
@@ -298,7 +298,7 @@ class _MachineCpuClock:
             if fields[0] != b"cpu":
                 return None
             # cpu user nice system idle iowait irq softirq steal ... (proc(5)), in clock ticks
-            return (int(fields[4]) + int(fields[5]) + int(fields[8])) / os.sysconf("SC_CLK_TCK")
+            return (int(fields[4]) + int(fields[5])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError):
             return None
 

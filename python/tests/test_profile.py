@@ -173,11 +173,12 @@ def test_a_kill_mid_run_leaves_no_process_and_no_profile(project, tmp_path, how)
 
 
 def test_a_run_beside_spinning_processes_is_measured_again_then_refused(project, tmp_path):
-    # Two processes spin on the CPUs the whole time: every trace shows other processes' CPU, the
+    # Processes spin on the CPUs the whole time: every trace shows other processes' CPU, the
     # import refuses them, the command measures them again once (--retries 1), then gives up
     # with exit 2 naming the traces, and writes no profile.
     out = tmp_path / "profile.toml"
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    # Twice as many as the CPUs: beside two on two CPUs, a run once kept a whole core and passed.
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
     try:
         command = profile_command(project, out, "--quick", "--retries", "1", "--skip", "scaling")
         command[command.index("8,16")] = "8"
