@@ -1,6 +1,7 @@
 #include "sim/config/availability_trace.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -57,6 +58,13 @@ std::size_t switches_until(const std::vector<double>& times, double t_s) {
 
 bool AvailabilityTrace::active_at(std::int64_t device, double t_s) const {
   return switches_until(times_.at(static_cast<std::size_t>(device)), t_s) % 2 == 1;
+}
+
+AvailabilityTrace::Window AvailabilityTrace::window_at(std::int64_t device, double t_s) const {
+  const auto& times = times_.at(static_cast<std::size_t>(device));
+  const std::size_t k = switches_until(times, t_s);
+  const double infinity = std::numeric_limits<double>::infinity();
+  return {k > 0 ? times[k - 1] : -infinity, k < times.size() ? times[k] : infinity, k % 2 == 1};
 }
 
 bool AvailabilityTrace::active_throughout(std::int64_t device, double from_s, double to_s) const {

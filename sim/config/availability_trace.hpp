@@ -29,6 +29,14 @@ class AvailabilityTrace {
   bool active_throughout(std::int64_t device, double from_s, double to_s) const;
   // The first time after t at which the device becomes active; none when it never does again.
   std::optional<double> next_active_after(std::int64_t device, double t_s) const;
+  // The span between the device's switches that holds t: active_at(t') for every t' in
+  // [from_s, until_s) is `active` (from_s -inf before its first switch, until_s +inf after its last).
+  struct Window {
+    double from_s = 0;
+    double until_s = 0;
+    bool active = false;
+  };
+  Window window_at(std::int64_t device, double t_s) const;
   std::size_t devices() const { return times_.size(); }
 
  private:

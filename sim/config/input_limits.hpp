@@ -42,9 +42,11 @@ inline constexpr std::int64_t sweep_configurations = 1'000'000;
 // client traces hold about 100,000 devices per round's pool; the planner keeps a row of
 // figures per device and configuration.
 inline constexpr std::int64_t fleet_devices = 100'000;
-// Device-configuration pairs one plan holds (devices x the configurations their group may
-// choose): the candidate table keeps one estimate per pair, about 100 bytes.
-inline constexpr std::int64_t plan_pairs = 10'000'000;
+// Device-configuration pairs one plan weighs (devices x the configurations their group may
+// choose): the planner holds nothing per pair (sim/plan/candidate_table.hpp) but visits each a
+// few times; 500,000 devices of the worked example are 16.5 million pairs
+// (docs/explanation/performance.md, "Planning federated rounds").
+inline constexpr std::int64_t plan_pairs = 50'000'000;
 // An availability trace (plain text, a line per device).
 inline constexpr std::size_t trace_file_bytes = 64 << 20;
 

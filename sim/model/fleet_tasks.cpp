@@ -10,6 +10,7 @@
 #include "sim/model/engine_session.hpp"
 #include "sim/model/engine_timer.hpp"
 #include "sim/model/fleet_network.hpp"
+#include "sim/model/shared_link.hpp"
 #include "sim/model/sampler.hpp"
 #include "sim/model/training_device.hpp"
 #include "sim/model/work_model.hpp"
@@ -42,14 +43,14 @@ class TaskObserver final : public PipelineObserver {
 
 // A device whose pipeline trains in the engine.
 struct Trainer {
-  Trainer(const RoundDevice& spec, sg4::NetZone* root, std::size_t index)
+  Trainer(const EngineTraining& spec, sg4::NetZone* root, std::size_t index)
       : sampler(spec.workload.dataset.samples, spec.run.loader.shuffle && order_matters(spec.workload.dataset),
                 spec.run.seed),
         trainer(spec.device, storage_spec_of(spec), spec.workload, spec.run,
                 page_cache_capacity_bytes(spec.device, spec.workload, spec.run.loader), sampler, observer, root,
                 "d" + std::to_string(index)) {}
 
-  static const StorageSpec& storage_spec_of(const RoundDevice& spec) {
+  static const StorageSpec& storage_spec_of(const EngineTraining& spec) {
     const StorageSpec* storage = spec.device.find_storage(storage_of(spec.run, spec.device));
     return storage != nullptr ? *storage : spec.device.storage.front();
   }
@@ -58,6 +59,13 @@ struct Trainer {
   TaskObserver observer;
   TrainingDevice trainer;
 };
+
+// The aggregation server when no SimGrid network holds it: it runs only the aggregations.
+sg4::Host* server_host(sg4::NetZone* zone) {
+  auto* host = zone->create_host("server", 1.0);
+  host->set_property("wattage_per_state", "0:0:0")->set_property("wattage_off", "0");  // for the energy plugin
+  return host;
+}
 
 sg4::ActivityPtr start_server_exec(sg4::Host* host, double seconds, ActivityCompletion& completion) {
   auto exec = sg4::Exec::init();
@@ -72,7 +80,6 @@ sg4::ActivityPtr start_server_exec(sg4::Host* host, double seconds, ActivityComp
 struct FleetTasks::Device {
   std::unique_ptr<Trainer> trainer;  // nullptr: the device replays its task profiles
   sg4::Host* radio = nullptr;
-  bool busy = false;
   std::size_t tasks_trained = 0;
 };
 
@@ -99,16 +106,24 @@ FleetTasks::FleetTasks(const ServerSpec& server, const RoundSettings& settings, 
                        ReportHandler on_report)
     : server_(server), settings_(settings), specs_(devices), on_report_(std::move(on_report)) {
   bool energy = false;
-  for (const auto& d : devices) energy = energy || (d.profiles.empty() && d.device.power.has_value());
+  for (const auto& d : devices) energy = energy || (d.profiles.empty() && d.training->device.power.has_value());
   session_ = std::make_unique<EngineSession>(energy);
   auto* root = sg4::create_empty_zone("fleet");
-  network_ = std::make_unique<FleetNetwork>(root, server);
   states_.resize(devices.size());
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    if (devices[i].profiles.empty()) states_[i].trainer = std::make_unique<Trainer>(devices[i], root, i);
-    states_[i].radio = network_->add_device("d" + std::to_string(i), devices[i].network);
+  busy_.assign(devices.size(), false);
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].profiles.empty()) states_[i].trainer = std::make_unique<Trainer>(*devices[i].training, root, i);
+  if (settings.simgrid_flows) {
+    network_ = std::make_unique<FleetNetwork>(root, server);
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      states_[i].radio = network_->add_device("d" + std::to_string(i), devices[i].network);
+    network_->seal();
+    server_host_ = network_->server();
+  } else {
+    server_host_ = server_host(root);
+    egress_ = std::make_unique<SharedLink>(server.egress_bytes_per_s);
+    ingress_ = std::make_unique<SharedLink>(server.ingress_bytes_per_s);
   }
-  network_->seal();
   root->seal();
 }
 
@@ -117,7 +132,6 @@ FleetTasks::~FleetTasks() = default;
 
 void FleetTasks::run() { session_->run(); }
 
-bool FleetTasks::busy(std::size_t d) const { return states_[d].busy; }
 
 std::size_t FleetTasks::devices() const { return states_.size(); }
 
@@ -126,11 +140,11 @@ double FleetTasks::aggregation_s(int updates) const {
 }
 
 void FleetTasks::aggregate(double seconds, ActivityCompletion& completion) {
-  server_work_.push_back(start_server_exec(network_->server(), seconds, completion));
+  server_work_.push_back(start_server_exec(server_host_, seconds, completion));
 }
 
 void FleetTasks::aggregate(double seconds, std::function<void()> done) {
-  callbacks_.emplace_back(std::move(done)).start_work(network_->server(), seconds);
+  callbacks_.emplace_back(std::move(done)).start_work(server_host_, seconds);
 }
 
 std::size_t FleetTasks::start_task(std::size_t d, int round) {
@@ -140,8 +154,8 @@ std::size_t FleetTasks::start_task(std::size_t d, int round) {
   task.selected_s = simulated_now_s();
   const std::size_t t = tasks_.size();
   tasks_.push_back(task);
-  states_[d].busy = true;
-  transfer(network_->server(), states_[d].radio, settings_.download_bytes, [this, t] { on_downloaded(t); });
+  busy_[d] = true;
+  transfer(Direction::download, d, settings_.download_bytes, [this, t] { on_downloaded(t); });
   return t;
 }
 
@@ -190,7 +204,7 @@ void FleetTasks::on_trained(std::size_t t, std::size_t epochs_before) {
 void FleetTasks::upload(std::size_t t) {
   TaskOutcome& task = tasks_[t];
   task.trained_s = simulated_now_s();
-  transfer(states_[task.device].radio, network_->server(), settings_.upload_bytes, [this, t] { on_uploaded(t); });
+  transfer(Direction::upload, task.device, settings_.upload_bytes, [this, t] { on_uploaded(t); });
 }
 
 // Updates that arrive at the same instant are reported in device order, whatever order the
@@ -213,7 +227,7 @@ void FleetTasks::on_arrived(std::size_t t) {
   TaskOutcome& task = tasks_[t];
   const double now = simulated_now_s();
   task.uploaded_s = now;
-  states_[task.device].busy = false;
+  busy_[task.device] = false;
   const RoundDevice& spec = specs_[task.device];
   task.dropped = spec.availability.kind == AvailabilitySpec::Kind::trace &&
                  !spec.trace->active_throughout(spec.index_in_group, task.selected_s, now);
@@ -221,8 +235,22 @@ void FleetTasks::on_arrived(std::size_t t) {
   on_report_(t);
 }
 
-void FleetTasks::transfer(sg4::Host* from, sg4::Host* to, double bytes, std::function<void()> done) {
-  callbacks_.emplace_back(std::move(done)).start_transfer(from, to, bytes);
+void FleetTasks::transfer(Direction direction, std::size_t d, double bytes, std::function<void()> done) {
+  const bool down = direction == Direction::download;
+  if (network_) {
+    sg4::Host* radio = states_[d].radio;
+    callbacks_.emplace_back(std::move(done)).start_transfer(down ? server_host_ : radio, down ? radio : server_host_, bytes);
+    return;
+  }
+  const NetworkSpec& net = specs_[d].network;
+  const double latency_s = net.latency_s + server_.latency_s;
+  const FlowTerms terms = cm02_flow_terms(down ? net.downlink_bytes_per_s : net.uplink_bytes_per_s, latency_s);
+  SharedLink* link = down ? egress_.get() : ingress_.get();
+  // SimGrid sends whole bytes (sim/model/fleet_tasks.cpp, Callback::start_transfer).
+  const double whole_bytes = static_cast<double>(std::llround(bytes));
+  auto send = [link, whole_bytes, terms, done = std::move(done)]() mutable { link->add(whole_bytes, terms, std::move(done)); };
+  if (latency_s > 0) call_at(simulated_now_s() + latency_s, std::move(send));
+  else send();
 }
 
 TaskPredictions task_predictions(const std::vector<RoundDevice>& devices, double deadline_s) {

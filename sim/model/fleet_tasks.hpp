@@ -1,5 +1,7 @@
 // The tasks of a federated fleet in one SimGrid engine: every device (its pipeline, or its
-// replayed task profiles) and the aggregation server, joined by a FleetNetwork. What the
+// replayed task profiles) and the aggregation server, joined by the server's two links solved in
+// closed form (sim/model/shared_link.hpp), or, with settings.simgrid_flows, by SimGrid's own
+// flows over a FleetNetwork (the reference the closed form is tested against). What the
 // synchronous rounds (sim/model/round_simulation.hpp) and the buffered aggregation
 // (sim/model/buffered_aggregation.hpp) share: how a task downloads, trains, uploads and
 // reports, and how the server's aggregations run.
@@ -33,6 +35,7 @@ namespace edgetwin {
 
 class EngineSession;
 class FleetNetwork;
+class SharedLink;
 
 class FleetTasks {
  public:
@@ -53,7 +56,8 @@ class FleetTasks {
   void aggregate(double seconds, std::function<void()> done);
   double aggregation_s(int updates) const;
 
-  bool busy(std::size_t d) const;
+  // Inline and flat: buffered aggregation asks it of every device each time a slot frees.
+  bool busy(std::size_t d) const { return busy_[d]; }
   std::size_t devices() const;
   std::vector<TaskOutcome>& tasks() { return tasks_; }
   const std::vector<TaskOutcome>& tasks() const { return tasks_; }
@@ -62,6 +66,7 @@ class FleetTasks {
  private:
   struct Device;
   class Callback;
+  enum class Direction { download, upload };
 
   void on_downloaded(std::size_t t);
   void replay(std::size_t t, const TaskProfile& profile);
@@ -70,15 +75,19 @@ class FleetTasks {
   void on_uploaded(std::size_t t);
   void report_arrivals();
   void on_arrived(std::size_t t);
-  void transfer(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes, std::function<void()> done);
+  void transfer(Direction direction, std::size_t d, double bytes, std::function<void()> done);
 
   ServerSpec server_;
   RoundSettings settings_;
   const std::vector<RoundDevice>& specs_;
   ReportHandler on_report_;
   std::unique_ptr<EngineSession> session_;
-  std::unique_ptr<FleetNetwork> network_;
+  std::unique_ptr<FleetNetwork> network_;  // SimGrid's flows (settings.simgrid_flows), or else
+  std::unique_ptr<SharedLink> egress_;     // the server's links in closed form
+  std::unique_ptr<SharedLink> ingress_;
+  simgrid::s4u::Host* server_host_ = nullptr;
   std::deque<Device> states_;
+  std::vector<bool> busy_;  // per device: a task in flight
   std::deque<Callback> callbacks_;
   std::vector<simgrid::s4u::ActivityPtr> server_work_;  // the aggregations' activities, kept for SimGrid
   std::vector<std::size_t> arrivals_;  // tasks whose update arrived at this instant, not yet reported

@@ -51,14 +51,21 @@ struct TaskProfile {
   int epochs = 0;
 };
 
+// A device whose pipeline trains in the round engine, at its planned configuration.
+struct EngineTraining {
+  DeviceSpec device;       // at its operating point
+  WorkloadSpec workload;   // dataset.samples = the device's own
+  RunConfig run;           // loader settings, storage, seed
+};
+
 // One device of the fleet as the rounds see it: at its planned configuration.
 struct RoundDevice {
   std::string name;        // "<group>/<index>"
   std::size_t group = 0;
   std::int64_t index_in_group = 0;
-  DeviceSpec device;       // at its operating point
-  WorkloadSpec workload;   // dataset.samples = the device's own
-  RunConfig run;           // loader settings, storage, seed
+  // Set when its pipeline trains in the engine (profiles empty). Held apart: the specs take
+  // kilobytes, and a fleet replaying its devices' profiles holds 100,000s of RoundDevices.
+  std::shared_ptr<const EngineTraining> training;
   NetworkSpec network;
   AvailabilitySpec availability;
   std::shared_ptr<const AvailabilityTrace> trace;  // for availability traces
@@ -69,9 +76,9 @@ struct RoundDevice {
   // Buffered aggregation: a device whose tasks started on a day drew this much sits out the
   // rest of that day (sim/model/buffered_aggregation.hpp); unset: no budget.
   std::optional<double> energy_budget_j_per_day;
-  // Empty: the device's pipeline trains in the engine. Otherwise its k-th task replays
-  // profiles[k] (there must be one per round it may take part in), and the engine holds only
-  // its network endpoint.
+  // Empty: the device's pipeline trains in the engine (`training`). Otherwise its k-th task
+  // replays profiles[k] (there must be one per round it may take part in), and the engine holds
+  // only its transfers.
   std::vector<TaskProfile> profiles;
 };
 
@@ -86,6 +93,10 @@ struct RoundSettings {
   double download_bytes = 0;
   double upload_bytes = 0;
   std::uint64_t seed = 1;
+  // Transfers as SimGrid's flows over a FleetNetwork instead of the closed-form server links
+  // (sim/model/shared_link.hpp): the same dates to rounding, at O(N^2) for N concurrent flows.
+  // For the tests that hold the two to each other.
+  bool simgrid_flows = false;
 };
 
 // One device's task in one round, or in buffered aggregation (sim/model/buffered_aggregation.hpp),

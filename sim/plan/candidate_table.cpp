@@ -15,10 +15,7 @@ namespace {
 // A configuration beats another by this much in one figure to make it dominated.
 constexpr double kDominanceMargin = 0.01;
 
-struct Simulated {
-  std::string error;
-  TaskProfile task;
-};
+using Simulated = CandidateTable::Simulated;
 
 // (group, dataset size, candidate) -> its first task alone.
 using Key = std::tuple<std::size_t, std::int64_t, std::size_t>;
@@ -128,34 +125,59 @@ CandidateTable::CandidateTable(const FleetInstance& fleet, const ChunkSettings& 
   }
   const auto sim = simulate(fleet, keys, chunks);
   simulated_ = keys.size();
-  std::vector<std::vector<bool>> dominated(fleet.groups.size());
-  for (std::size_t g = 0; g < sizes.size(); ++g) dominated[g] = dominated_in(fleet, g, sizes[g], sim);
-  table_.resize(fleet.devices.size());
-  for (std::size_t d = 0; d < fleet.devices.size(); ++d) {
-    const FleetDevice& device = fleet.devices[d];
-    const GroupInstance& group = fleet.groups[device.group];
-    const auto& s = sizes[device.group];
-    const bool exact = std::binary_search(s.begin(), s.end(), device.samples);
-    for (std::size_t c = 0; c < group.candidates.size(); ++c) {
-      Estimate e;
-      e.download_s = lone_download_s(fleet, group);
-      e.upload_s = lone_upload_s(fleet, group);
-      const Simulated& lo = sim.at({device.group, exact ? device.samples : s.front(), c});
-      const Simulated& hi = sim.at({device.group, exact ? device.samples : s.back(), c});
-      e.error = !lo.error.empty() ? lo.error : hi.error;
-      e.dominated = dominated[device.group][c];
-      e.interpolated = !exact;
-      const TaskProfile t = exact ? lo.task
-                                  : interpolated(lo.task, hi.task, static_cast<double>(device.samples),
-                                                 static_cast<double>(s.front()), static_cast<double>(s.back()));
-      e.train_s = t.train_s;
-      e.train_energy_j = t.energy_j;
-      e.stall_s = t.stall_s;
-      e.compute_s = t.compute_s;
-      dominated_ += e.dominated ? 1 : 0;
-      table_[d].push_back(e);
+  groups_.resize(fleet.groups.size());
+  for (std::size_t g = 0; g < sizes.size(); ++g) {
+    GroupFigures& figures = groups_[g];
+    figures.sizes = sizes[g];
+    figures.dominated = dominated_in(fleet, g, sizes[g], sim);
+    figures.download_s = lone_download_s(fleet, fleet.groups[g]);
+    figures.upload_s = lone_upload_s(fleet, fleet.groups[g]);
+    for (const std::int64_t n : sizes[g]) {
+      figures.figures.emplace_back();
+      for (std::size_t c = 0; c < fleet.groups[g].candidates.size(); ++c) figures.figures.back().push_back(sim.at({g, n, c}));
     }
   }
+  devices_.reserve(fleet.devices.size());
+  for (const FleetDevice& device : fleet.devices) {
+    devices_.push_back({device.group, device.samples});
+    for (const bool d : groups_[device.group].dominated) dominated_ += d ? 1 : 0;
+  }
+}
+
+CandidateTable::Bracket CandidateTable::bracket(std::size_t device, std::size_t candidate) const {
+  const DeviceKey& key = devices_[device];
+  const GroupFigures& g = groups_[key.group];
+  const auto at = std::lower_bound(g.sizes.begin(), g.sizes.end(), key.samples);
+  if (at != g.sizes.end() && *at == key.samples) {
+    const Simulated* s = &g.figures[static_cast<std::size_t>(at - g.sizes.begin())][candidate];
+    return {s, s, true};
+  }
+  return {&g.figures.front()[candidate], &g.figures.back()[candidate], false};
+}
+
+bool CandidateTable::usable(std::size_t device, std::size_t candidate) const {
+  const Bracket b = bracket(device, candidate);
+  return b.lo->error.empty() && b.hi->error.empty() && !groups_[devices_[device].group].dominated[candidate];
+}
+
+Estimate CandidateTable::at(std::size_t device, std::size_t candidate) const {
+  const DeviceKey& key = devices_[device];
+  const GroupFigures& g = groups_[key.group];
+  const Bracket b = bracket(device, candidate);
+  Estimate e;
+  e.download_s = g.download_s;
+  e.upload_s = g.upload_s;
+  e.error = !b.lo->error.empty() ? b.lo->error : b.hi->error;
+  e.dominated = g.dominated[candidate];
+  e.interpolated = !b.exact;
+  const TaskProfile t = b.exact ? b.lo->task
+                                : interpolated(b.lo->task, b.hi->task, static_cast<double>(key.samples),
+                                               static_cast<double>(g.sizes.front()), static_cast<double>(g.sizes.back()));
+  e.train_s = t.train_s;
+  e.train_energy_j = t.energy_j;
+  e.stall_s = t.stall_s;
+  e.compute_s = t.compute_s;
+  return e;
 }
 
 }  // namespace edgetwin

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "sim/app/member_chunks.hpp"
+#include "sim/model/round_simulation.hpp"
 #include "sim/plan/fleet_instance.hpp"
 
 namespace edgetwin {
@@ -55,14 +56,42 @@ class CandidateTable {
 
   CandidateTable(const FleetInstance& fleet, const ChunkSettings& chunks);
 
-  // [device][candidate of its group]
-  const Estimate& at(std::size_t device, std::size_t candidate) const { return table_[device][candidate]; }
-  std::size_t candidates(std::size_t device) const { return table_[device].size(); }
+  // Device d under candidate c of its group, from its group's simulated figures: computed on
+  // each call, so that the table holds per device only its group and size (a fleet of 500,000
+  // devices of 50 candidates each would otherwise hold 2.4 GB of estimates).
+  Estimate at(std::size_t device, std::size_t candidate) const;
+  bool usable(std::size_t device, std::size_t candidate) const;
+  std::size_t candidates(std::size_t device) const { return groups_[devices_[device].group].dominated.size(); }
   std::size_t simulated() const { return simulated_; }
   std::size_t dominated() const { return dominated_; }
 
+  struct Simulated {
+    std::string error;
+    TaskProfile task;
+  };
+
  private:
-  std::vector<std::vector<Estimate>> table_;
+  struct GroupFigures {
+    std::vector<std::int64_t> sizes;              // simulated_sizes() of the group's devices
+    std::vector<std::vector<Simulated>> figures;  // [size][candidate]
+    std::vector<bool> dominated;                  // [candidate]
+    double download_s = 0;
+    double upload_s = 0;
+  };
+  struct DeviceKey {
+    std::size_t group = 0;
+    std::int64_t samples = 0;
+  };
+  // The simulated figures device d reads, at its size or at the two sizes it lies between.
+  struct Bracket {
+    const Simulated* lo = nullptr;
+    const Simulated* hi = nullptr;
+    bool exact = false;
+  };
+  Bracket bracket(std::size_t device, std::size_t candidate) const;
+
+  std::vector<GroupFigures> groups_;
+  std::vector<DeviceKey> devices_;
   std::size_t simulated_ = 0;
   std::size_t dominated_ = 0;
 };

@@ -178,12 +178,19 @@ std::vector<std::string> listed_for(const PlanReport& r, std::size_t d) {
   return reasons;
 }
 
-bool worth_listing(const PlanReport& r, std::size_t d) {
+// Devices with a task that missed its deadline, in any round (or any version).
+std::vector<bool> late_devices(const PlanReport& r) {
+  std::vector<bool> late(r.fleet->devices.size(), false);
+  for (const auto& round : r.rows)
+    for (std::size_t d = 0; d < round.size(); ++d) late[d] = late[d] || (round[d].selected && round[d].late);
+  if (buffered(r))
+    for (const TaskOutcome& t : r.plan->outcome.tasks) late[t.device] = late[t.device] || t.late;
+  return late;
+}
+
+bool worth_listing(const PlanReport& r, std::size_t d, const std::vector<bool>& late) {
   const DevicePlan& p = r.plan->devices[d];
-  bool late = false;
-  for (const auto& round : r.rows) late = late || (round[d].selected && round[d].late);
-  for (const TaskOutcome& t : r.plan->outcome.tasks) late = late || (buffered(r) && t.device == d && t.late);
-  return !p.meets_alone || p.moved() || late || r.over_round_budget[d] || r.over_day_budget[d];
+  return !p.meets_alone || p.moved() || late[d] || r.over_round_budget[d] || r.over_day_budget[d];
 }
 
 // The second line: the round's settings, or buffered aggregation's.
@@ -269,8 +276,9 @@ void write_listed_devices(std::ostream& out, const PlanReport& r,
                           void (*write_line)(std::ostream&, const PlanReport&, std::size_t)) {
   const std::size_t n = r.fleet->devices.size();
   std::size_t listed = 0;
+  const std::vector<bool> late = late_devices(r);
   for (std::size_t d = 0; d < n; ++d) {
-    if (n > kTableDevices && !worth_listing(r, d)) continue;
+    if (n > kTableDevices && !worth_listing(r, d, late)) continue;
     write_line(out, r, d);
     ++listed;
   }

@@ -1,6 +1,8 @@
 #include "sim/plan/task_profiles.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <map>
 #include <stdexcept>
 
 namespace edgetwin {
@@ -34,25 +36,52 @@ std::vector<TaskProfile> task_profiles(const MemberRun& m, const MemberResult& r
 ProfileCache::ProfileCache(const FleetInstance& fleet, int tasks, ChunkSettings chunks)
     : fleet_(fleet), tasks_(std::max(1, tasks)), chunks_(chunks) {}
 
-void ProfileCache::ensure(const std::vector<std::pair<std::size_t, std::size_t>>& wanted) {
-  std::vector<std::pair<std::size_t, std::size_t>> missing;
-  for (const auto& key : wanted)
-    if (!cache_.contains(key) && std::find(missing.begin(), missing.end(), key) == missing.end()) missing.push_back(key);
-  if (missing.empty()) return;
-  auto run_of = [&](std::size_t i) {
-    const auto [d, c] = missing[i];
-    MemberRun m = candidate_run(fleet_, fleet_.devices[d], fleet_.groups[fleet_.devices[d].group].candidates[c]);
-    m.run.runs = tasks_;
+ProfileCache::RunKey ProfileCache::run_of(std::size_t device, std::size_t candidate) const {
+  const FleetDevice& d = fleet_.devices[device];
+  return {d.group, d.samples, candidate};
+}
+
+// A run is simulated again, from its start, when more of its tasks are asked for than it holds;
+// asking for the next power of two bounds that work to twice the tasks finally needed.
+void ProfileCache::ensure(const std::vector<ProfileRequest>& requests) {
+  std::map<RunKey, int> missing_tasks;
+  for (const ProfileRequest& r : requests) {
+    const RunKey key = run_of(r.device, r.candidate);
+    const int wanted = std::clamp(r.tasks, 1, tasks_);
+    if (tasks(r.device, r.candidate) >= wanted) continue;
+    int& n = missing_tasks[key];
+    n = std::max(n, wanted);
+  }
+  if (missing_tasks.empty()) return;
+  std::vector<std::pair<RunKey, int>> missing;
+  for (const auto& [key, n] : missing_tasks)
+    missing.emplace_back(key, static_cast<int>(std::min(std::bit_ceil(static_cast<unsigned>(n)), static_cast<unsigned>(tasks_))));
+  auto member = [&](std::size_t i) {
+    const auto [g, samples, c] = missing[i].first;
+    FleetDevice device;
+    device.group = g;
+    device.samples = samples;
+    MemberRun m = candidate_run(fleet_, device, fleet_.groups[g].candidates[c]);
+    m.run.runs = missing[i].second;
     return m;
   };
-  const auto results = simulate_members(missing.size(), run_of, chunks_);
-  for (std::size_t i = 0; i < missing.size(); ++i) cache_[missing[i]] = task_profiles(run_of(i), results[i]);
+  const auto results = simulate_members(missing.size(), member, chunks_);
+  for (std::size_t i = 0; i < missing.size(); ++i) runs_[missing[i].first] = task_profiles(member(i), results[i]);
   simulated_ += missing.size();
 }
 
+int ProfileCache::tasks(std::size_t device, std::size_t candidate) const {
+  const auto it = runs_.find(run_of(device, candidate));
+  return it == runs_.end() ? 0 : static_cast<int>(it->second.size());
+}
+
+bool ProfileCache::has(std::size_t device, std::size_t candidate) const {
+  return runs_.contains(run_of(device, candidate));
+}
+
 const std::vector<TaskProfile>& ProfileCache::at(std::size_t device, std::size_t candidate) const {
-  const auto it = cache_.find({device, candidate});
-  if (it == cache_.end()) throw std::logic_error("ProfileCache::at: profile not computed");
+  const auto it = runs_.find(run_of(device, candidate));
+  if (it == runs_.end()) throw std::logic_error("ProfileCache::at: profile not computed");
   return it->second;
 }
 

@@ -9,11 +9,16 @@
 // (sim/model/round_simulation.hpp); tests/plan/round_simulation_test.cpp checks that this gives
 // the rounds of a single engine holding every device.
 //
-// Contract: ProfileCache computes what is asked for once per (device, configuration), the
-// first `tasks` tasks; ensure() simulates every missing one in one batch of chunks.
+// Contract: ProfileCache computes what is asked for per (device, configuration): its first
+// tasks, as many as asked (up to the `tasks` it was built with); ensure() simulates every missing
+// one in one batch of chunks. A device's
+// run under a configuration is its group's with its dataset size (sim/plan/fleet_instance.hpp,
+// candidate_run: nothing else is drawn per device), so devices of a group with the same size
+// share one simulation: a fleet of 500,000 devices has a few thousand sizes per group.
 #pragma once
 
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,16 +38,28 @@ class ProfileCache {
  public:
   ProfileCache(const FleetInstance& fleet, int tasks, ChunkSettings chunks);
 
-  void ensure(const std::vector<std::pair<std::size_t, std::size_t>>& device_candidates);
-  bool has(std::size_t device, std::size_t candidate) const { return cache_.contains({device, candidate}); }
+  // Device d under candidate c for its first `tasks` tasks (at most the cache's).
+  struct ProfileRequest {
+    std::size_t device = 0;
+    std::size_t candidate = 0;
+    int tasks = 1;
+  };
+  void ensure(const std::vector<ProfileRequest>& requests);
+  bool has(std::size_t device, std::size_t candidate) const;
+  // Tasks computed for device d under candidate c (0: none).
+  int tasks(std::size_t device, std::size_t candidate) const;
   const std::vector<TaskProfile>& at(std::size_t device, std::size_t candidate) const;
+  // Runs simulated: (group, dataset size, configuration) triples.
   std::size_t simulated() const { return simulated_; }
 
  private:
+  using RunKey = std::tuple<std::size_t, std::int64_t, std::size_t>;  // group, dataset size, candidate
+  RunKey run_of(std::size_t device, std::size_t candidate) const;
+
   const FleetInstance& fleet_;
   int tasks_;
   ChunkSettings chunks_;
-  std::map<std::pair<std::size_t, std::size_t>, std::vector<TaskProfile>> cache_;
+  std::map<RunKey, std::vector<TaskProfile>> runs_;
   std::size_t simulated_ = 0;
 };
 

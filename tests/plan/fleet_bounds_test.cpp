@@ -121,14 +121,14 @@ TEST_F(FleetBounds, OverCommitmentOfAHundredAndASpreadOfTenLoadAndMoreDoNot) {
   EXPECT_THAT(errors(spread("10.000000000000002"), false), ::testing::ElementsAre(HasSubstr("samples.sigma: expected at most 10")));
 }
 
-// 10 worker counts x 100 batch sizes: a thousand configurations; 10,000 devices of them are the
-// 10,000,000 pairs a plan may hold, one more device is past it.
-TEST_F(FleetBounds, DeviceConfigurationPairsUpToTenMillionArePlannedAndMoreAreRefused) {
+// 10 worker counts x 100 batch sizes: a thousand configurations; 50,000 devices of them are the
+// 50,000,000 pairs a plan may weigh, one more device is past it.
+TEST_F(FleetBounds, DeviceConfigurationPairsUpToFiftyMillionArePlannedAndMoreAreRefused) {
   std::string text = replaced_once(fleet("local_steps = 1", "500", choose(0, 10)), "batch_size = 1",
                               "batch_size = { choose = [" + choose(1, 100) + "] }");
-  EXPECT_THAT(errors(replaced_once(text, "count = 1", "count = 10000")), IsEmpty());
-  EXPECT_THAT(errors(replaced_once(text, "count = 1", "count = 10001")),
-              ::testing::ElementsAre(HasSubstr("group: 10001000 device-configuration pairs")));
+  EXPECT_THAT(errors(replaced_once(text, "count = 1", "count = 50000")), IsEmpty());
+  EXPECT_THAT(errors(replaced_once(text, "count = 1", "count = 50001")),
+              ::testing::ElementsAre(HasSubstr("group: 50001000 device-configuration pairs")));
 }
 
 // 1000 worker counts would pass the 1024 elements of an array: 1 mode x 1000 x 1000 is built

@@ -23,7 +23,8 @@ constexpr double kBytes = 10e6;  // the model, each way
 RoundDevice device(const std::string& name, std::int64_t samples, double uplink = 10e6, double latency = 0.01) {
   RoundDevice d;
   d.name = name;
-  d.device = gpu_device();
+  EngineTraining t;
+  t.device = gpu_device();
   PowerSpec p;
   p.board_w = 2;
   p.cpu_core_idle_w = 0.1;
@@ -35,9 +36,10 @@ RoundDevice device(const std::string& name, std::int64_t samples, double uplink 
   p.idle_dvfs_on_w = 3.0;
   p.suspend_wol_w = 0.5;
   p.provenance = {"spec", "hand-built test scenario"};
-  d.device.power = p;
-  d.workload = in_ram_workload(samples, 16);
-  d.run = run_with(0, 2, 16, 1);
+  t.device.power = p;
+  t.workload = in_ram_workload(samples, 16);
+  t.run = run_with(0, 2, 16, 1);
+  d.training = std::make_shared<EngineTraining>(t);
   d.network = {"test-net", uplink, 20e6, latency, 2.0, 1.0, {"spec", "test"}};
   return d;
 }
@@ -73,7 +75,7 @@ RoundsOutcome simulate(const ServerSpec& server, const RoundSettings& s, const s
   return o;
 }
 
-double train_s(const RoundDevice& d) { return sequential_epoch_s(d.device, d.workload, 16); }
+double train_s(const RoundDevice& d) { return sequential_epoch_s(d.training->device, d.training->workload, 16); }
 
 // One device: the round is its download (latency + bytes / its downlink, the narrower link),
 // its training, its upload (latency + bytes / its uplink) and the aggregation of one update.
@@ -176,7 +178,7 @@ TEST(Rounds, InvariantsHoldOverSeveralRounds) {
     }
   }
   std::vector<DevicePower> power;
-  for (const auto& d : devices) power.push_back(device_power(d.device, d.network, IdleState::dvfs_on));
+  for (const auto& d : devices) power.push_back(device_power(d.training->device, d.network, IdleState::dvfs_on));
   const auto energy = round_energy(o, power, 60);
   for (std::size_t r = 0; r < o.rounds.size(); ++r) {
     const double window = (r + 1 < o.rounds.size() ? o.rounds[r + 1].start_s : o.horizon_end_s) - o.rounds[r].start_s;
@@ -192,8 +194,8 @@ TEST(Rounds, IdleEnergySuspendsForLongGapsAndAddsUp) {
   const RoundDevice b = device("b", 16000);
   RoundSettings s = settings(2);
   const auto o = simulate(server(), s, {a, b});
-  std::vector<DevicePower> suspending(2, device_power(a.device, a.network, IdleState::suspend));
-  std::vector<DevicePower> awake(2, device_power(a.device, a.network, IdleState::dvfs_on));
+  std::vector<DevicePower> suspending(2, device_power(a.training->device, a.network, IdleState::suspend));
+  std::vector<DevicePower> awake(2, device_power(a.training->device, a.network, IdleState::dvfs_on));
   const auto slept = round_energy(o, suspending, 0.0);
   const auto woke = round_energy(o, awake, 1e9);
   // Device a waits for b after its upload: suspended it draws 0.5 W instead of 3 W.
@@ -212,14 +214,16 @@ std::vector<RoundDevice> with_replayed_training(const std::vector<RoundDevice>& 
   const auto tasks = simulate_members(
       devices.size(),
       [&](std::size_t i) {
-        MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
+        const EngineTraining& t = *devices[i].training;
+        MemberRun m{t.device, t.workload, t.run};
         m.run.epochs = s.local_epochs;
         m.run.runs = s.rounds;
         return m;
       },
       {});
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    MemberRun m{devices[i].device, devices[i].workload, devices[i].run};
+    const EngineTraining& t = *devices[i].training;
+    MemberRun m{t.device, t.workload, t.run};
     m.run.epochs = s.local_epochs;
     replayed[i].profiles = task_profiles(m, tasks[i]);
   }
@@ -254,11 +258,13 @@ TEST(Rounds, ReplayedProfilesGiveTheRoundsOfOneEngineWithEveryPipeline) {
   std::vector<RoundDevice> devices;
   for (int i = 0; i < 5; ++i) {
     RoundDevice d = device("d" + std::to_string(i), 0);
-    d.workload = file_workload(800 + 160 * i, 16, 50e3);
-    d.workload.costs.worker_startup_cpu_s = 10e-3;
-    d.run = run_with(2, 2, 16, 1);
-    d.run.loader.persistent_workers = true;
-    d.run.seed = 3 + i;
+    EngineTraining t = *d.training;
+    t.workload = file_workload(800 + 160 * i, 16, 50e3);
+    t.workload.costs.worker_startup_cpu_s = 10e-3;
+    t.run = run_with(2, 2, 16, 1);
+    t.run.loader.persistent_workers = true;
+    t.run.seed = 3 + i;
+    d.training = std::make_shared<EngineTraining>(t);
     devices.push_back(d);
   }
   RoundSettings s = settings(2);
