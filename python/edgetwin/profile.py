@@ -542,8 +542,10 @@ def profile(args, children):
     del dataset
     trace_dir = args.keep_traces or tempfile.mkdtemp(prefix="edgetwin-profile-")
     os.makedirs(trace_dir, exist_ok=True)
-    # What the command writes is made here and published (renamed into place) only at the end.
-    scratch = tempfile.mkdtemp(prefix="edgetwin-profile-out-")
+    # What the command writes is made here and published (renamed into place) only at the end;
+    # inside the temporary trace directory, so that a SIGKILL leaves one directory behind, not two.
+    scratch = tempfile.mkdtemp(prefix="edgetwin-profile-out-") if args.keep_traces else os.path.join(trace_dir, "out")
+    os.makedirs(scratch, exist_ok=True)
     staged_profile = os.path.join(scratch, "profile.toml")
     env = dict(os.environ, **MALLOC_ENVIRONMENT)
     # The children import this package from where this process found it.
