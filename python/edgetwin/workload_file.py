@@ -64,9 +64,9 @@ class DatasetFacts:
             return
         self.layout = "in_ram"
         self.file_count = 0
-        data = getattr(dataset, "data", None)
-        if hasattr(data, "nbytes") and len(data) == self.samples:
-            self.total_bytes = int(data.nbytes)
+        held = bytes_held(getattr(dataset, "data", None), self.samples)
+        if held is not None:
+            self.total_bytes = held
             self.sample_bytes = self.total_bytes / self.samples
             self.kind = "measured"
             self.how = (f"held in memory: the dataset's `data` array, {self.total_bytes} bytes over "
@@ -78,6 +78,16 @@ class DatasetFacts:
             self.how = ("held in memory with no files and no `data` array to measure: sample_bytes is an estimate, "
                         "the input tensor's bytes")
         self.name = f"{kind} in memory, {self.samples} samples"
+
+
+def bytes_held(data, samples):
+    """The bytes of an in-memory dataset's array of samples (torchvision's MNIST and CIFAR keep
+    theirs in `data`: a tensor or a NumPy array, one row per sample), or None."""
+    if data is None or not hasattr(data, "__len__") or len(data) != samples:
+        return None
+    if hasattr(data, "element_size") and hasattr(data, "nelement"):  # a tensor
+        return data.element_size() * data.nelement()
+    return int(data.nbytes) if hasattr(data, "nbytes") else None
 
 
 def process_bytes_estimate():

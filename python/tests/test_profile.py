@@ -207,6 +207,27 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     assert alone.epochs[0].e2e_s == with_profile.epochs[0].e2e_s
 
 
+def test_an_in_memory_datasets_bytes_are_its_arrays_or_an_estimate_that_says_so():
+    import torch
+    from edgetwin.workload_file import DatasetFacts
+
+    class Held(torch.utils.data.Dataset):  # as torchvision's MNIST keeps its samples: `data`, uint8
+        data = torch.zeros(10, 28, 28, dtype=torch.uint8)
+
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            return self.data[i].float().unsqueeze(0), 0
+
+    held = DatasetFacts(Held(), None, "--dataset m:f")
+    assert (held.layout, held.sample_bytes, held.kind) == ("in_ram", 28 * 28, "measured")
+    assert held.input_bytes == 28 * 28 * 4
+    tensors = DatasetFacts(torch.utils.data.TensorDataset(torch.zeros(10, 3, 8, 8), torch.zeros(10)), None, "x")
+    assert (tensors.sample_bytes, tensors.kind) == (3 * 8 * 8 * 4, "estimate")
+    assert "sample_bytes is an estimate" in tensors.how
+
+
 @pytest.mark.parametrize("given, written", [("--device", "--device-out"), ("--workload", "--workload-out")])
 def test_an_existing_file_or_one_written_not_both(project, tmp_path, given, written):
     both = profile_command(project, tmp_path / "p.toml", given, "x.toml", written, str(tmp_path / "y.toml"))
