@@ -492,8 +492,10 @@ def draft_workload(args, children, scratch, facts, model, example, device_name, 
     on a TorchScript export, its [costs] still placeholders (the import's to replace). Returns its path."""
     start = time.monotonic()
     name = output_name(args.workload_out)
-    # In the scratch directory under the names they will have, so that the census's command in
+    # In a directory of their own under the names they will have, so that the census's command in
     # the provenance reads as the shipped workloads' do: census --model NAME.pt --workload NAME.toml.
+    scratch = os.path.join(scratch, "workload")
+    os.makedirs(scratch)
     try:
         workload_file.export_model(model, example, os.path.join(scratch, name + ".pt"))
     except Exception as e:  # noqa: BLE001 - the user's model: any error is theirs to see
