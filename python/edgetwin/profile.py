@@ -2,6 +2,7 @@
 
     python3 -m edgetwin.profile --dataset mymodule:make_dataset --model mymodule:make_model \\
         --batch-sizes 16,32 --device host-x86-2core --workload my.toml --out profile.toml
+    python3 -m edgetwin.profile ... --device-out host.toml --workload-out my.toml --out profile.toml
 
 runs every short run of docs/explanation/import.md's table "Which short runs a profile needs", the way the
 table says, each in a fresh process with glibc's malloc thresholds fixed, then
@@ -21,6 +22,14 @@ The plan (--quick: the first four, shorter):
      two epochs over its first samples, the files evicted first: what a miss costs;
   7. the placement probe (the import's --measure-placement; about 150 s on 2 cores).
 
+--device-out FILE (instead of --device) first measures this host with `edgetwin-calibrate run
+--write-device` (LeNet-5 on a small synthetic MNIST; the storage benchmark beside the dataset's
+files) and profiles on the device file it writes, named after FILE: the profile's reference
+clock is then the host's own. --workload-out FILE (instead of --workload) writes the workload,
+named after FILE: the dataset's bytes measured from its files, [model] and [footprint] counted by
+`edgetwin-calibrate census` on a TorchScript export of the model, [costs] the profile's
+(python/edgetwin/workload_file.py).
+
 Every trace records what other processes took of the CPUs (other_cpu_s); the import refuses
 a disturbed run (docs/explanation/import.md, *A disturbed run*), and the command measures such a run
 again, --retries times at most, before it gives up with exit 2 naming the trace.
@@ -32,16 +41,20 @@ returns the transform; make_model() returns the nn.Module. The step is SGD (lr 0
 0.9) on cross-entropy, as edgetwin-calibrate's runs and validate's PyTorch runner train.
 
 Kill-safe: every process it starts dies with it (PR_SET_PDEATHSIG, even on SIGKILL), SIGINT
-and SIGTERM stop it with exit 130 and 143 after removing its traces, and the profile is written
-by the import only at the end, whole (a kill leaves none). Exit 2 for bad input (an option, a
+and SIGTERM stop it with exit 130 and 143 after removing its traces, and what it writes (the
+profile, the device and workload files) is made in a scratch directory and renamed into place
+only at the end, each whole (a kill leaves none). Exit 2 for bad input (an option, a
 callable that cannot be imported, a disturbed run measured again too often), 1 for a failure.
 """
 
 import argparse
 import ctypes
+import datetime
+import errno
 import importlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -51,6 +64,7 @@ import time
 import tomllib
 
 import edgetwin
+from edgetwin import workload_file
 
 # glibc's thresholds fixed as validate/pytorch_train.py's settle_glibc_malloc fixes them: left
 # dynamic, a process's step takes 5 or 12-17 ms at random (docs/explanation/import.md).
@@ -285,8 +299,8 @@ class Children:
     def __init__(self):
         self.process = None
 
-    def run(self, command, env=None):
-        self.process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    def run(self, command, env=None, cwd=None):
+        self.process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, preexec_fn=die_with_parent)
         out, err = self.process.communicate()
         code = self.process.returncode
@@ -312,10 +326,10 @@ def disturbed_traces(stderr):
     return {d.file for d in edgetwin._diagnostics_of(stderr) if "the run was disturbed" in d.message}
 
 
-def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed):
+def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed, out):
     command = [edgetwin.program("edgetwin-calibrate"), "import", "--workload", args.workload, "--device",
-               args.device_name, "--reference-cpu-freq-hz", repr(cpu_hz), "--reference-gpu-freq-hz", repr(gpu_hz),
-               "--out", args.out]
+               args.device, "--reference-cpu-freq-hz", repr(cpu_hz), "--reference-gpu-freq-hz", repr(gpu_hz),
+               "--out", out]
     option = {"trace": "--trace", "share": "--share-trace", "cold": "--cold-then-warm-trace"}
     for run in plan:
         command += [option[run.role], os.path.join(trace_dir, run.name + ".csv")]
@@ -335,8 +349,15 @@ def parse_arguments(argv):
     p.add_argument("--model", required=True, help="module:function returning the nn.Module")
     p.add_argument("--transform", help="module:function returning the transform given to the dataset's function")
     p.add_argument("--batch-sizes", required=True, help="comma list, the first one the reference: 16,32")
-    p.add_argument("--device", required=True, help="the device this machine is: a shipped name or a device file")
-    p.add_argument("--workload", required=True, help="the workload: a shipped name or a TOML file")
+    p.add_argument("--device", help="the device this machine is: a shipped name or a device file")
+    p.add_argument("--device-out", metavar="FILE",
+                   help="instead of --device: measure this host as `edgetwin-calibrate run --write-device` does, "
+                        "write its device file (named after FILE: host.toml is device host) and profile on it")
+    p.add_argument("--workload", help="the workload: a shipped name or a TOML file")
+    p.add_argument("--workload-out", metavar="FILE",
+                   help="instead of --workload: write the workload (named after FILE): dataset bytes measured from "
+                        "its files, [model] and [footprint] counted by `edgetwin-calibrate census` on a TorchScript "
+                        "export of the model, [costs] the profile's")
     p.add_argument("--out", required=True, help="the profile to write")
     p.add_argument("--quick", action="store_true",
                    help="shorter traces; no share traces, no cold-then-warm trace, no placement probe")
@@ -350,6 +371,8 @@ def parse_arguments(argv):
     p.add_argument("--accept-disturbed", action="store_true",
                    help="import disturbed runs with a warning instead of measuring them again")
     args = p.parse_args(argv)
+    args.command = "python3 -m edgetwin.profile " + shlex.join(argv)  # for the written files' provenance
+    args.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     try:
         args.batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
     except ValueError:
@@ -362,37 +385,185 @@ def parse_arguments(argv):
                          f"{', '.join(sorted(args.skip - SKIPPABLE))}")
     if args.retries < 0:
         raise UsageError(f"--retries: expected a whole number >= 0, got {args.retries}")
-    if os.path.isdir(args.out):
-        raise UsageError(f"--out: {args.out} is a directory")
+    for given, written in (("--device", "--device-out"), ("--workload", "--workload-out")):
+        has = [o for o in (given, written) if getattr(args, o[2:].replace("-", "_"))]
+        if len(has) != 1:
+            raise UsageError(f"{given} or {written}: expected one of them ({given} names an existing file, "
+                             f"{written} writes one and uses it), got " + (" and ".join(has) or "neither"))
+    outputs = {"--out": args.out, "--device-out": args.device_out, "--workload-out": args.workload_out}
+    seen = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        if os.path.isdir(path):
+            raise UsageError(f"{option}: {path} is a directory")
+        if os.path.splitext(path)[1] != ".toml" and option != "--out":
+            raise UsageError(f"{option}: expected a .toml file (its name is the {option[2:-4]}'s), got {path}")
+        same = seen.setdefault(os.path.abspath(path), option)
+        if same != option:
+            raise UsageError(f"{option}: {path} is also {same}'s file")
     return args
 
 
-def profile(args, children):
+def output_name(path):
+    """The name a written file gives its device or workload: host.toml is host."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def publish(staged, target):
+    """`staged` put at `target` whole: renamed there, or across file systems copied beside it
+    first and then renamed, so that no reader ever sees part of it."""
+    directory = os.path.dirname(os.path.abspath(target))
+    os.makedirs(directory, exist_ok=True)
     try:
-        args.device_name, cpu_hz, gpu_hz = device_name_and_clocks(args.device)
-    except edgetwin.InputError as e:
-        raise UsageError(f"--device: {e}") from None
+        os.replace(staged, target)
+        return
+    except OSError as e:
+        if e.errno != errno.EXDEV:
+            raise
+    temporary = os.path.join(directory, f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    try:
+        shutil.copyfile(staged, temporary)
+        os.replace(temporary, target)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def checked_run(children, command, what, cwd=None):
+    """One of edgetwin's programs, run as a child: exit 2 is the user's input (UsageError with its
+    messages), any other failure RuntimeError."""
+    code, out, err = children.run(command, cwd=cwd)
+    if code == 2:
+        raise UsageError(f"{what}:\n{err.strip()}")
+    if code != 0:
+        raise RuntimeError(f"{what} failed (exit {code}):\n{err.strip()}")
+    return out, err
+
+
+# The host run of --device-out: `edgetwin-calibrate run --write-device` as docs/how-to/calibrate-a-jetson.md
+# runs it on a development machine, LeNet-5 on a small synthetic MNIST (its profile is thrown away:
+# the device file is what it is for). 2,000 samples: what that how-to makes.
+HOST_RUN_WORKLOAD = "lenet-mnist"
+HOST_RUN_SAMPLES = 2000
+
+
+def bench_directory(files, scratch):
+    """Where the host run's storage benchmark writes its scratch file: beside the dataset's files
+    (their file system is the one that matters), in a directory of its own outside the dataset's
+    root (an ImageFolder would take a directory inside it for a class); else the scratch."""
+    if files:
+        try:
+            return tempfile.mkdtemp(prefix=".edgetwin-profile-bench-", dir=os.path.dirname(os.path.commonpath(files)))
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="bench-", dir=scratch)
+
+
+def measure_host_device(args, children, scratch, files):
+    """--device-out: the host's device file, written by `edgetwin-calibrate run --write-device`
+    into the scratch directory. Returns its path."""
+    calibrate = edgetwin.program("edgetwin-calibrate")
+    name = output_name(args.device_out)
+    data = os.path.join(scratch, "host-run-mnist")
+    staged = os.path.join(scratch, "device.toml")
+    start = time.monotonic()
+    checked_run(children, [calibrate, "make-dataset", "--format", "mnist", "--samples", str(HOST_RUN_SAMPLES),
+                           "--out", data], "edgetwin-calibrate make-dataset")
+    bench = bench_directory(files, scratch)
+    try:
+        command = [calibrate, "run", "--workload", HOST_RUN_WORKLOAD, "--dataset", data, "--device-name", name,
+                   "--write-device", "--device-out", staged, "--out", os.path.join(scratch, "host-run-profile.toml"),
+                   "--quiet", "--bench-dir", bench, "--torch-device", args.torch_device, "--retries", str(args.retries)]
+        command += ["--quick"] if args.quick else []
+        command += ["--storage-name", args.storage_name] if args.storage_name else []
+        command += ["--accept-disturbed"] if args.accept_disturbed else []
+        checked_run(children, command, "edgetwin-calibrate run --write-device")
+    finally:
+        children.kill()  # before its scratch file goes
+        shutil.rmtree(bench, ignore_errors=True)
+    say(f"device {name}: edgetwin-calibrate run --write-device{' --quick' if args.quick else ''} "
+        f"({HOST_RUN_WORKLOAD} on {HOST_RUN_SAMPLES} synthetic samples): {time.monotonic() - start:.1f} s")
+    return staged
+
+
+def draft_workload(args, children, scratch, facts, model, example, device_name, cpu_hz, gpu_hz):
+    """--workload-out: the workload with the dataset measured and the model counted by the census
+    on a TorchScript export, its [costs] still placeholders (the import's to replace). Returns its path."""
+    start = time.monotonic()
+    name = output_name(args.workload_out)
+    # In a directory of their own under the names they will have, so that the census's command in
+    # the provenance reads as the shipped workloads' do: census --model NAME.pt --workload NAME.toml.
+    scratch = os.path.join(scratch, "workload")
+    os.makedirs(scratch)
+    try:
+        workload_file.export_model(model, example, os.path.join(scratch, name + ".pt"))
+    except Exception as e:  # noqa: BLE001 - the user's model: any error is theirs to see
+        raise UsageError(f"--model: cannot export {args.model} with torch.jit.trace: {type(e).__name__}: {e}") from e
+    draft = os.path.join(scratch, name + ".toml")
+    with open(draft, "w") as f:
+        f.write(workload_file.draft_text(name, type(model).__name__,
+                                         sum(p.numel() for p in model.parameters() if p.requires_grad), facts,
+                                         args.batch_sizes[0], device_name, cpu_hz, gpu_hz, args.command, args.date,
+                                         args.model))
+    checked_run(children, workload_file.census_command(edgetwin.program("edgetwin-calibrate"), name, facts,
+                                                       args.batch_sizes[0], args.torch_device),
+                "edgetwin-calibrate census", cwd=scratch)
+    say(f"workload {output_name(args.workload_out)}: {facts.samples} samples of {facts.sample_bytes:.6g} bytes "
+        f"({facts.kind}), the model counted by edgetwin-calibrate census: {time.monotonic() - start:.1f} s")
+    return draft
+
+
+def profile(args, children):
+    if args.device:
+        try:
+            args.device_name, cpu_hz, gpu_hz = device_name_and_clocks(args.device)
+        except edgetwin.InputError as e:
+            raise UsageError(f"--device: {e}") from None
     numbers = QUICK if args.quick else FULL
     sys.path.insert(0, os.getcwd())
-    dataset = None
+    dataset = model = None
     try:  # whether the dataset is one of files: the plan's cold-then-warm run needs their paths
         transform = callable_named(args.transform, "--transform")() if args.transform else None
         make = callable_named(args.dataset, "--dataset")
         dataset = make(transform) if args.transform else make()
-        callable_named(args.model, "--model")
+        make_model = callable_named(args.model, "--model")
+        files = files_of(dataset)
+        if args.workload_out:
+            try:
+                facts = workload_file.DatasetFacts(dataset, files, f"--dataset {args.dataset}")
+            except ValueError as e:
+                raise UsageError(str(e)) from None
+            import torch
+            example = torch.stack([dataset[i][0] for i in range(min(2, len(dataset)))])
+            model = make_model()
     finally:
         sys.path.pop(0)
-    plan = [run for run in make_plan(args.batch_sizes, numbers, args.quick, files_of(dataset) is not None, len(dataset))
+    plan = [run for run in make_plan(args.batch_sizes, numbers, args.quick, files is not None, len(dataset))
             if run.part not in args.skip]
     del dataset
     trace_dir = args.keep_traces or tempfile.mkdtemp(prefix="edgetwin-profile-")
     os.makedirs(trace_dir, exist_ok=True)
+    # What the command writes is made here and published (renamed into place) only at the end;
+    # inside the temporary trace directory, so that a SIGKILL leaves one directory behind, not two.
+    scratch = tempfile.mkdtemp(prefix="edgetwin-profile-out-") if args.keep_traces else os.path.join(trace_dir, "out")
+    os.makedirs(scratch, exist_ok=True)
+    staged_profile = os.path.join(scratch, "profile.toml")
     env = dict(os.environ, **MALLOC_ENVIRONMENT)
     # The children import this package from where this process found it.
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     timings = []
     try:
+        if args.device_out:
+            staged_device = measure_host_device(args, children, scratch, files)
+            args.device = staged_device  # the import's, by its file
+            args.device_name, cpu_hz, gpu_hz = device_name_and_clocks(staged_device)
+        if args.workload_out:
+            args.workload = draft_workload(args, children, scratch, facts, model, example, args.device_name, cpu_hz,
+                                           gpu_hz)
+            del model
+
         def measure(run, label):
             spec = dict(run.spec, path=os.path.join(trace_dir, run.name + ".csv"), dataset=args.dataset,
                         model=args.model, transform=args.transform, cwd=os.getcwd(), parent=os.getpid(),
@@ -412,7 +583,7 @@ def profile(args, children):
             measure(run, f"[{i + 1}/{len(plan)}]")
         for attempt in range(args.retries + 1):
             last = attempt == args.retries
-            command = import_command(args, plan, trace_dir, cpu_hz, gpu_hz, args.accept_disturbed)
+            command = import_command(args, plan, trace_dir, cpu_hz, gpu_hz, args.accept_disturbed, staged_profile)
             label = "import" + (" and the placement probe" if "--measure-placement" in command else "")
             start = time.monotonic()
             code, out, err = children.run(command)
@@ -434,16 +605,33 @@ def profile(args, children):
                                                               f"{args.retries} times)" if disturbed else ""))
         if code != 0:
             raise RuntimeError(f"edgetwin-calibrate import failed (exit {code}):\n{err.strip()}")
-        summarise(args, timings)
+        with open(staged_profile, "rb") as f:
+            written = tomllib.load(f)
+        outputs = [(staged_profile, args.out)]
+        if args.device_out:
+            outputs.append((staged_device, args.device_out))
+        if args.workload_out:
+            with open(args.workload) as f:
+                text = workload_file.with_costs(f.read(), written["costs"], written["provenance"]["costs"],
+                                                os.path.basename(args.out))
+            with open(args.workload, "w") as f:
+                f.write(text)
+            try:  # the simulator's own validator, as for a hand-written file
+                edgetwin.load_workload(args.workload)
+            except edgetwin.InputError as e:
+                raise RuntimeError(f"the workload written is not one the simulator loads: {e}") from None
+            outputs.append((args.workload, args.workload_out))
+        for staged, target in outputs:
+            publish(staged, target)
+        summarise(args, timings, written)
     finally:
         children.kill()  # before its traces go
         if not args.keep_traces:
             shutil.rmtree(trace_dir, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
-def summarise(args, timings):
-    with open(args.out, "rb") as f:
-        written = tomllib.load(f)
+def summarise(args, timings, written):
     costs = written["costs"]
     source = written.get("provenance", {}).get("costs", {}).get("source", "")
     total = sum(s for _, s in timings)
@@ -458,6 +646,11 @@ def summarise(args, timings):
     for part in source.split("; "):
         if part.startswith(("from the logs", "kept from")):
             say(f"  {part}")
+    if args.device_out:
+        say(f"wrote {args.device_out}: device {args.device_name}, CPU clock {costs['reference_cpu_freq_hz'] / 1e9:.4g} "
+            "GHz (the profile's reference clock)")
+    if args.workload_out:
+        say(f"wrote {args.workload_out}: workload {written['profile']['workload']}, its [costs] the profile's")
 
 
 def main(argv=None):

@@ -1,5 +1,7 @@
-"""python3 -m edgetwin.profile on a tiny ImageFolder and LeNet: the profile loads, a prediction
-runs with it, a kill mid-run leaves no process and no profile, a disturbed run is refused.
+"""python3 -m edgetwin.profile on a tiny ImageFolder and LeNet: the profile, the host's device file
+and the workload it writes load, a prediction runs with them, the workload's dataset bytes are the
+files' and its model the census's, a kill mid-run leaves no process and no profile, a disturbed
+run is refused.
 
 Needs the extension (the prediction, the device's clocks) and edgetwin-calibrate (the import):
 CTest sets EDGETWIN_PYTHON_PATH and EDGETWIN_CALIBRATE.
@@ -11,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import uuid
 
 import pytest
@@ -92,10 +95,11 @@ def project(tmp_path_factory):
     return root
 
 
-def profile_command(project, out, *more):
+def profile_command(project, out, *more, device=("--device", "host-x86-2core"), workload=None):
+    workload = workload or ("--workload", str(project / "tiny.toml"))
     return [sys.executable, "-m", "edgetwin.profile", "--dataset", "mymodule:make_dataset",
             "--transform", "mymodule:make_transform", "--model", "mymodule:make_model", "--batch-sizes", "8,16",
-            "--device", "host-x86-2core", "--workload", str(project / "tiny.toml"), "--out", str(out), *more]
+            *device, *workload, "--out", str(out), *more]
 
 
 def environment(**more):
@@ -104,31 +108,133 @@ def environment(**more):
     return env
 
 
-def test_quick_profile_loads_and_predicts(project, tmp_path):
+def host_clock_hz():
+    """The host's CPU clock as docs/explanation/calibration.md says calibrate reads it: cpufreq's
+    cpuinfo_max_freq (kHz), else the highest "cpu MHz" of /proc/cpuinfo."""
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq") as f:
+            return float(f.read()) * 1e3
+    except OSError:
+        with open("/proc/cpuinfo") as f:
+            return max(float(line.split(":")[1]) for line in f if line.startswith("cpu MHz")) * 1e6
+
+
+def census_of(project, tmp_path):
+    """What `edgetwin-calibrate census --write-workload` counts for the user's LeNet, exported
+    here on its own, at the profile's reference batch size and input."""
+    sys.path.insert(0, str(project))
+    try:
+        import mymodule
+        import torch
+        torch.jit.trace(mymodule.make_model().train(), torch.zeros(2, 1, 28, 28)).save(str(tmp_path / "lenet.pt"))
+    finally:
+        sys.path.pop(0)
+    counted = tmp_path / "census.toml"
+    done = subprocess.run([edgetwin.program("edgetwin-calibrate"), "census", "--model", str(tmp_path / "lenet.pt"),
+                           "--input", "1x28x28", "--batch-size", "8", "--workload", str(project / "tiny.toml"),
+                           "--write-workload", "--out", str(counted)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with open(counted, "rb") as f:
+        return tomllib.load(f)
+
+
+def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project, tmp_path):
     out = tmp_path / "profile.toml"
     keep = tmp_path / "traces"
-    # --accept-disturbed: this test checks the command's plumbing, on a machine CI may share;
-    # the refusal of a disturbed run is the next test's.
-    done = subprocess.run(profile_command(project, out, "--quick", "--keep-traces", str(keep), "--accept-disturbed"),
-                          cwd=project, env=environment(), capture_output=True, text=True, timeout=600)
+    device = tmp_path / "host.toml"
+    workload = tmp_path / "tiny-out.toml"
+    # --accept-disturbed --retries 0: this test checks the command's plumbing, on a machine CI
+    # may share, and times nothing again; the refusal of a disturbed run is the next tests'.
+    command = profile_command(project, out, "--quick", "--keep-traces", str(keep), "--accept-disturbed", "--retries", "0",
+                              device=("--device-out", str(device)), workload=("--workload-out", str(workload)))
+    start = time.monotonic()
+    done = subprocess.run(command, cwd=project, env=environment(), capture_output=True, text=True, timeout=600)
+    print(f"python3 -m edgetwin.profile --quick --device-out --workload-out: {time.monotonic() - start:.1f} s")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
-    # A progress line per run with its wall time, the import's, then the summary.
+    # A progress line per run with its wall time, the host's and the workload's, the import's, then the summary.
     runs = [line for line in lines if line.startswith("edgetwin.profile: [")]
     assert len(runs) == 6 and all(line.endswith(" s") for line in runs), done.stderr
+    assert any(line.startswith("edgetwin.profile: device host: edgetwin-calibrate run --write-device") for line in lines)
+    assert any(line.startswith("edgetwin.profile: workload tiny-out: ") for line in lines)
     assert any(line.startswith("edgetwin.profile: wrote ") for line in lines)
     assert sorted(os.listdir(keep)) == sorted(["w0-b8.csv", "w0-b16.csv", "w1-b8.csv", "w1-b16.csv", "scaling.csv",
                                               "loader-scaling.csv"])
-    import tomllib
+    # Nothing but the three files it was asked for lands beside them.
+    assert sorted(os.listdir(tmp_path)) == sorted(["profile.toml", "host.toml", "tiny-out.toml", "traces"])
     with open(out, "rb") as f:
         written = tomllib.load(f)
-    assert written["profile"]["device"] == "host-x86-2core"
-    assert written["profile"]["workload"] == "tiny-jpeg-lenet"
+    with open(workload, "rb") as f:
+        counted = tomllib.load(f)
+    assert written["profile"]["device"] == "host"
+    assert written["profile"]["workload"] == "tiny-out"
     assert written["costs"]["compute"]["batch_size"] == [8, 16]
-    # The clocks are the device file's: the profile and the device agree.
-    assert written["costs"]["reference_cpu_freq_hz"] == edgetwin.load_device("host-x86-2core").spec["cpu"]["freq_hz"]
-    run = edgetwin.predict("host-x86-2core", project / "tiny.toml", profile=out, workers=1, batch_size=16)
-    assert run.epochs[0].e2e_s > 0 and run.epochs[0].batches == SAMPLES // 16
+
+    # The device file: edgetwin-calibrate run --write-device's, with the host's clock, which is
+    # the profile's reference clock: the profile and the device agree.
+    host = edgetwin.load_device(device)
+    assert host.name == "host"
+    assert host.spec["cpu"]["freq_hz"] == pytest.approx(host_clock_hz(), rel=1e-6)
+    assert written["costs"]["reference_cpu_freq_hz"] == host.spec["cpu"]["freq_hz"]
+    assert host.spec["provenance"]["cpu"]["kind"] == "measured"
+
+    # The dataset's bytes, measured: the files' sizes summed, over the samples.
+    sizes = [p.stat().st_size for p in (project / "images").rglob("*.jpg")]
+    assert len(sizes) == SAMPLES
+    assert counted["dataset"]["samples"] == SAMPLES
+    assert counted["dataset"]["sample_bytes"] == sum(sizes) / SAMPLES
+    assert counted["dataset"]["layout"] == "file_per_sample"
+    assert counted["dataset"]["input_bytes_per_sample"] == 1 * 28 * 28 * 4  # float32 Grayscale 28 x 28
+    assert counted["provenance"]["dataset"]["kind"] == "measured"
+    assert f"{SAMPLES} files, {sum(sizes)} bytes in all" in counted["provenance"]["dataset"]["source"]
+    # The model: what calibrate's census counts for the same LeNet at the same batch and input;
+    # LeNet-5's parameters by hand: 156 + 2,416 + 48,120 + 10,164 + 850.
+    census = census_of(project, tmp_path)
+    assert counted["model"] == dict(census["model"], name="LeNet")
+    assert counted["model"]["parameters"] == 61_706
+    assert counted["provenance"]["model"]["kind"] == "counted"
+    assert counted["footprint"]["model_bytes"] == census["footprint"]["model_bytes"]
+    # Estimates say so; the costs are the profile's; no placeholder is left.
+    assert counted["provenance"]["footprint"]["kind"] == "estimate"
+    assert counted["costs"] == written["costs"]
+    assert counted["provenance"]["costs"]["source"].startswith("copied from the profile profile.toml")
+    assert "placeholder" not in workload.read_text()
+
+    # Both load, and a prediction runs with them; the workload alone predicts as the profile does.
+    with_profile = edgetwin.predict(device, workload, profile=out, workers=1, batch_size=16)
+    assert with_profile.epochs[0].e2e_s > 0 and with_profile.epochs[0].batches == SAMPLES // 16
+    alone = edgetwin.predict(device, workload, workers=1, batch_size=16)
+    assert alone.epochs[0].e2e_s == with_profile.epochs[0].e2e_s
+
+
+def test_an_in_memory_datasets_bytes_are_its_arrays_or_an_estimate_that_says_so():
+    import torch
+    from edgetwin.workload_file import DatasetFacts
+
+    class Held(torch.utils.data.Dataset):  # as torchvision's MNIST keeps its samples: `data`, uint8
+        data = torch.zeros(10, 28, 28, dtype=torch.uint8)
+
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            return self.data[i].float().unsqueeze(0), 0
+
+    held = DatasetFacts(Held(), None, "--dataset m:f")
+    assert (held.layout, held.sample_bytes, held.kind) == ("in_ram", 28 * 28, "measured")
+    assert held.input_bytes == 28 * 28 * 4
+    tensors = DatasetFacts(torch.utils.data.TensorDataset(torch.zeros(10, 3, 8, 8), torch.zeros(10)), None, "x")
+    assert (tensors.sample_bytes, tensors.kind) == (3 * 8 * 8 * 4, "estimate")
+    assert "sample_bytes is an estimate" in tensors.how
+
+
+@pytest.mark.parametrize("given, written", [("--device", "--device-out"), ("--workload", "--workload-out")])
+def test_an_existing_file_or_one_written_not_both(project, tmp_path, given, written):
+    both = profile_command(project, tmp_path / "p.toml", given, "x.toml", written, str(tmp_path / "y.toml"))
+    done = subprocess.run(both, cwd=project, env=environment(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert f"{given} or {written}: expected one of them" in done.stderr and f"got {given} and {written}" in done.stderr
+    assert not (tmp_path / "p.toml").exists() and not (tmp_path / "y.toml").exists()
 
 
 def processes_with(marker):
