@@ -468,14 +468,21 @@ void read_kept(const CandidateStore& store, const std::string& bytes, LearningRu
 
 // The candidates not kept yet, each learning in a child (--jobs at once, over the ranks), its
 // clients in that child's own children; each child keeps its candidate once learned.
+struct SearchState {
+  const FleetInstance& fleet;            // the base plan's: the partition's sizes
+  std::vector<std::string> identities;   // per candidate
+  std::vector<std::size_t> pending;      // not kept yet
+};
+
 void learn_candidates(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
-                      const std::vector<std::size_t>& pending, const LearningData& data, MpiDistribution* mpi,
+                      const SearchState& search, const LearningData& data, MpiDistribution* mpi,
                       const ChunkSettings& chunks, const CandidateStore& store, const ProgressLine& progress,
                       SearchReport& report) {
+  const std::vector<std::size_t>& pending = search.pending;
   std::vector<PlannedFleet> plans;
   for (const std::size_t i : pending) plans.push_back(plan_for_learning(variants[i].spec, variants[i].objective, chunks));
   ClientPool pool(chunks.jobs, mpi);
-  const SharedLearning shared = shared_learning(spec, *plans.front().fleet, data, pool);
+  const SharedLearning shared = shared_learning(spec, search.fleet, data, pool);
   // The CPUs a candidate's clients may use: what the candidates at once leave.
   const int client_jobs = std::max(1, chunks.jobs / static_cast<int>(std::min<std::size_t>(chunks.jobs, pending.size())));
   const auto results = pool.run(pending.size(), [&](std::size_t j) {
@@ -483,7 +490,7 @@ void learn_candidates(const FederateOptions& o, const FleetSpec& spec, const std
     ClientPool clients(client_jobs, nullptr);
     const LearningRunInputs in = run_inputs(o, data, shared, variants[pending[j]], plans[j]);
     const std::string bytes = learning_result_bytes(run_learning(in, clients));
-    store.keep(in.label, in.identity, bytes);
+    store.keep(in.label, search.identities[pending[j]], bytes);
     progress.say(fmt::format("candidate {}: learned in {:.1f} s", in.label, wall_seconds_since(start)));
     return bytes;
   });
@@ -497,22 +504,27 @@ void write_search_outputs(const FederateOptions& o, const SearchReport& report) 
   else write_search_table(std::cout, report);
 }
 
-// --search: every candidate of the grid, read back where --search-dir keeps it finished.
+// --search: every candidate of the grid, read back where --search-dir keeps it finished. The
+// identities are taken once every input file is read (the fleet instantiated), before anything
+// is planned, so that a rerun compares them before planning too.
 void search_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
                   const LearningData& data, MpiDistribution* mpi, const ChunkSettings& chunks, const ProgressLine& progress) {
   const CandidateStore store(o.search_dir);
   if (store.enabled()) std::filesystem::create_directories(o.search_dir);  // every rank's children keep candidates
+  const FleetInstance fleet = instantiate_fleet(spec);
+  SearchState search{fleet, {}, {}};
   SearchReport report{spec.name, *spec.learning->target_accuracy, o.time_bound_s, {}};
-  std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const PlanVariant& v = variants[i];
     report.runs.push_back(described(v.spec, v.objective, v.clock, v.label));
-    if (const auto kept = store.finished(v.label, run_identity(o, data, v))) read_kept(store, *kept, report.runs.back());
-    else pending.push_back(i);
+    search.identities.push_back(run_identity(o, data, v));
+    if (const auto kept = store.finished(v.label, search.identities.back())) read_kept(store, *kept, report.runs.back());
+    else search.pending.push_back(i);
   }
   progress.say(fmt::format("search: {} candidates, {} finished in an earlier run{}, {} to learn", variants.size(),
-                           variants.size() - pending.size(), store.enabled() ? " (" + o.search_dir + ")" : "", pending.size()));
-  if (!pending.empty()) learn_candidates(o, spec, variants, pending, data, mpi, chunks, store, progress, report);
+                           variants.size() - search.pending.size(), store.enabled() ? " (" + o.search_dir + ")" : "",
+                           search.pending.size()));
+  if (!search.pending.empty()) learn_candidates(o, spec, variants, search, data, mpi, chunks, store, progress, report);
   if (mpi == nullptr || mpi->rank() == 0) write_search_outputs(o, report);
 }
 

@@ -172,8 +172,9 @@ Figure search_figure(const SearchReport& r, bool svg) {
   for (const SearchPoint& p : f.points) last_s = std::max(last_s, p.reached ? p.time_s : 0);
   const double unit_s = last_s >= 2 * kSecondsAnHour ? kSecondsAnHour : 1.0;
   const auto row = [&](std::size_t i) {
-    return fmt::format("{:.9g} {:.9g} {}\n", f.points[i].time_s / unit_s, f.points[i].energy_j / 1e3,
-                       gnuplot_quoted(r.runs[i].label));
+    std::string label = r.runs[i].label;
+    std::replace(label.begin(), label.end(), '"', '\'');  // a datablock's strings are in double quotes
+    return fmt::format("{:.9g} {:.9g} \"{}\"\n", f.points[i].time_s / unit_s, f.points[i].energy_j / 1e3, label);
   };
   for (std::size_t i = 0; i < f.points.size(); ++i) fig.data += f.points[i].reached ? row(i) : "";
   fig.data += "\n\n";
@@ -191,10 +192,10 @@ Figure search_figure(const SearchReport& r, bool svg) {
   if (f.frontier.empty()) plot = "set label 1 'no candidate reached the target' at graph 0.3,0.5\nplot 0 notitle";
   fig.commands = fmt::format(
       "set title {}\nset grid\nset key top right\nset xlabel 'time to the target, simulated ({})'\n"
-      "set ylabel 'fleet energy to the target (kJ)'\n{}{}\n",
+      "set ylabel 'fleet energy to the target (kJ)'\nset xrange [0:{:.9g}]\nset yrange [0:*]\n{}{}\n",
       gnuplot_quoted(fmt::format("{}: {} candidates, time and energy to test accuracy {}", r.fleet, r.runs.size(),
                                  r.target_accuracy)),
-      unit_s == 1.0 ? "s" : "h", bound, plot);
+      unit_s == 1.0 ? "s" : "h", 1.1 * last_s / unit_s, bound, plot);
   return fig;
 }
 

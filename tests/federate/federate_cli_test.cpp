@@ -9,6 +9,8 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -25,6 +27,7 @@ namespace edgetwin::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using test_support::quoted;
 using test_support::run_command;
 using test_support::TempDir;
@@ -261,6 +264,85 @@ TEST_F(FederateCli, FedScalesClockAndAComparisonRunBeside) {
   // FedScale's clock keeps no device busy and has no aggregation time: its rounds differ.
   EXPECT_NE(doc["runs"][2]["rounds"][1]["end_s"], doc["runs"][0]["rounds"][1]["end_s"]);
   EXPECT_GT(std::filesystem::file_size(figure), 10000u);
+}
+
+// --search (docs/explanation/federated.md, "Searching for energy to accuracy"): a grid of 2 x 2
+// candidates of two rounds each. The same bytes for --jobs 1 and 2; the choice and the
+// frontier agree with every candidate's own figures; a rerun reads the finished candidates
+// back (no candidate learns again, no file is rewritten); a file of another run is refused.
+const std::string kSearch = "--rounds 2 --max-test-samples 200 --target-accuracy 0.3 --search 'k=2|3' "
+                            "--search 'aggregation=sync|buffered:2' ";
+
+void expect_choice_and_frontier_agree(const nlohmann::json& doc, double bound_s) {
+  std::optional<double> least;
+  for (const auto& c : doc["candidates"]) {
+    const auto& t = c["target"];
+    const bool within = t["reached"].get<bool>() && t["time_s"].get<double>() <= bound_s;
+    EXPECT_EQ(c["within_bound"].get<bool>(), within) << c["label"];
+    if (within) least = std::min(least.value_or(1e300), t["energy_j"].get<double>());
+  }
+  if (!least) {
+    EXPECT_TRUE(doc["best"].is_null());
+    return;
+  }
+  const auto best = std::find_if(doc["candidates"].begin(), doc["candidates"].end(),
+                                 [&](const auto& c) { return c["label"] == doc["best"]; });
+  ASSERT_NE(best, doc["candidates"].end());
+  EXPECT_DOUBLE_EQ((*best)["target"]["energy_j"].get<double>(), *least);
+  EXPECT_TRUE((*best)["on_frontier"].get<bool>());
+}
+
+TEST_F(FederateCli, ASearchIsTheSameForAnyJobsAndSkipsFinishedCandidates) {
+  fleet();
+  const auto kept = dir_ / "search";
+  const std::string json = run_json(kSearch + "--time-bound 100 --jobs 2 --search-dir " + quoted(kept));
+  EXPECT_EQ(run_json(kSearch + "--time-bound 100 --jobs 1"), json);
+  const auto doc = nlohmann::json::parse(json);
+  ASSERT_EQ(doc["candidates"].size(), 4u);
+  EXPECT_EQ(doc["candidates"][0]["label"], "k=2,aggregation=sync");
+  EXPECT_EQ(doc["candidates"][1]["plan"]["aggregation"], "buffered:2");
+  EXPECT_EQ(doc["candidates"][3]["label"], "k=3,aggregation=buffered:2");
+  EXPECT_EQ(doc["candidates"][3]["plan"]["clients_per_round"], 3);
+  expect_choice_and_frontier_agree(doc, 100);
+  // The rerun: every candidate read back, none learned, no file written again.
+  std::map<std::filesystem::path, std::filesystem::file_time_type> written;
+  for (const auto& f : std::filesystem::directory_iterator(kept)) written[f.path()] = f.last_write_time();
+  ASSERT_EQ(written.size(), 4u);
+  const auto again = run_command("(" + federate("--fleet " + quoted(dir_ / "fleet.toml") + " --json " + kSearch +
+                                                "--time-bound 100 --search-dir " + quoted(kept)) + " 2>" + quoted(dir_ / "stderr.txt") + ")");
+  ASSERT_EQ(again.exit_code, 0);
+  EXPECT_TRUE(again.output == json) << "the rerun's JSON differs";
+  const std::string progress = test_support::read_text(dir_ / "stderr.txt");
+  EXPECT_THAT(progress, HasSubstr("search: 4 candidates, 4 finished in an earlier run"));
+  EXPECT_THAT(progress, HasSubstr(", 0 to learn"));
+  EXPECT_THAT(progress, Not(HasSubstr("learned in")));
+  for (const auto& [file, time] : written) EXPECT_EQ(std::filesystem::last_write_time(file), time) << file;
+  // Other learning options are another run: its candidate files are refused, by name.
+  const auto other = run_bad(kSearch + "--evaluate-every 2 --search-dir " + quoted(kept));
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_THAT(other.output, HasSubstr((kept / "k=2,aggregation=sync.etsearch").string() +
+                                      ": --search-dir: a finished candidate of another run"));
+}
+
+TEST_F(FederateCli, BadSearchesAreRefusedBeforeAnythingTrains) {
+  fleet();
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--search 'clock=fedscale'", "--search: \"clock=fedscale\": unknown axis \"clock\""},
+      {"--search 'selection=random|best'", "--search: \"selection=best\" in \"selection=best\": expected"},
+      {"--search 'aggregation=sync|buffered:0'", "\"aggregation=buffered:0\" in \"aggregation=buffered:0\""},
+      {"--search 'aggregation=async'", "aggregation=sync|buffered|buffered:B (B > 0 updates)"},
+      {"--search 'deadline=30|'", "--search: \"deadline=30|\": an empty value"},
+      {"--search 'k=2|99'", "--clients-per-round: expected at most the fleet's 4 devices, got 99"},
+      {"--search k=2 --compare objective=time", "--search: runs its own plans; not with --compare"},
+      {"--search k=2 --fedscale", "--search: compares energy"},
+      {"--time-bound 60", "--time-bound: only with --search"},
+      {"--search k=2 --time-bound 0", "--time-bound"},
+      {"--search k=2 --search-dir " + quoted(dir_ / "fleet.toml"), "--search-dir: " + (dir_ / "fleet.toml").string() + " is not a directory"}};
+  for (const auto& [args, message] : cases) {
+    const auto r = run_bad(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr(message)) << args;
+  }
 }
 
 TEST_F(FederateCli, AFleetWithoutALearningTableIsRefused) {
