@@ -154,6 +154,11 @@ void read_aggregation(const std::string& value, RoundOverrides& round) {
   if (used != b.size() || *round.buffer_size <= 0) throw std::invalid_argument(value);
 }
 
+Selection selection_value(const std::string& value) {
+  if (const auto selection = selection_if_named(value)) return *selection;
+  throw std::invalid_argument(value);
+}
+
 // One key=value of a plan into v (objective, clock) or o's round overrides; throws on a bad one.
 void read_plan_setting(const std::string& key, const std::string& value, PlanVariant& v, FederateOptions& o) {
   if (key == "objective" && (value == "energy" || value == "time" || value == "balanced")) v.objective = objective_named(value);
@@ -162,7 +167,7 @@ void read_plan_setting(const std::string& key, const std::string& value, PlanVar
   else if (key == "clients_per_round" || key == "k") o.round.clients_per_round = std::stoi(value);
   else if (key == "over_commitment") o.round.over_commitment = std::stod(value);
   else if (key == "aggregation") read_aggregation(value, o.round);
-  else if (key == "selection" && selection_if_named(value)) o.round.selection = selection_if_named(value);
+  else if (key == "selection") o.round.selection = selection_value(value);
   else throw std::invalid_argument(key);
 }
 
@@ -185,7 +190,7 @@ PlanVariant variant_of(const std::string& text, const PlanVariant& base, const s
                                              "clock=edgetwin|fedscale, deadline=SECONDS, clients_per_round=K, "
                                              "over_commitment=F, aggregation=sync|buffered|buffered:B (B > 0 updates) "
                                              "or selection={}, joined by commas",
-                                             item, text, selection_names()));
+                                             item, text, selection_names("|")));
     }
   }
   apply_overrides(o, v.spec);

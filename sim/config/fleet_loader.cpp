@@ -388,7 +388,7 @@ std::optional<Selection> selection_if_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::string selection_names() { return fmt::format("{}", fmt::join(kSelections, ", ")); }
+std::string selection_names(std::string_view separator) { return fmt::format("{}", fmt::join(kSelections, separator)); }
 
 StalenessWeight staleness_weight_named(std::string_view name) {
   if (name == "constant") return StalenessWeight::constant;

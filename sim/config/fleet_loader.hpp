@@ -32,8 +32,8 @@ std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file);
 Selection selection_named(std::string_view name);
 // The same for any text: nothing for a name that is not one.
 std::optional<Selection> selection_if_named(std::string_view name);
-// "random, all, fastest, energy, oort", for a message.
-std::string selection_names();
+// "random, all, fastest, energy, oort" (or joined by another separator), for a message.
+std::string selection_names(std::string_view separator = ", ");
 std::string to_string(Selection selection);
 // "constant", "sqrt" or "polynomial" (what the loader lets through).
 StalenessWeight staleness_weight_named(std::string_view name);

@@ -334,6 +334,7 @@ TEST_F(FederateCli, BadSearchesAreRefusedBeforeAnythingTrains) {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"--search 'clock=fedscale'", "--search: \"clock=fedscale\": unknown axis \"clock\""},
       {"--search 'selection=random|best'", "--search: \"selection=best\" in \"selection=best\": expected"},
+      {"--compare selection=best", "or selection=random|all|fastest|energy|oort, joined by commas"},
       {"--search 'aggregation=sync|buffered:0'", "\"aggregation=buffered:0\" in \"aggregation=buffered:0\""},
       {"--search 'aggregation=async'", "aggregation=sync|buffered|buffered:B (B > 0 updates)"},
       {"--search 'deadline=30|'", "--search: \"deadline=30|\": an empty value"},
