@@ -398,7 +398,7 @@ void add_federate_options(CLI::App& app, FederateOptions& o) {
   app.add_flag("--fedscale", o.fedscale, "Also learn each plan on FedScale's clock, side by side");
   app.add_option("--compare", o.compare,
                  "A plan to run side by side, as key=value pairs joined by commas (objective, deadline, "
-                 "clients_per_round, over_commitment, clock); repeat for each plan")
+                 "clients_per_round, over_commitment, aggregation, selection, clock); repeat for each plan")
       ->take_all();
   app.add_option("--search", o.search,
                  "A grid axis to search for the least energy to the target, KEY=V1|V2|... (deadline, clients_per_round, "
