@@ -96,6 +96,10 @@ TEST(SearchReport, JsonNamesTheChoiceAndTheFrontier) {
   EXPECT_DOUBLE_EQ(j["candidates"][0]["target"]["energy_j"].get<double>(), 400.0);
   EXPECT_EQ(j["candidates"][1]["target"]["reached"], false);
   EXPECT_DOUBLE_EQ(j["candidates"][1]["target"]["best_accuracy"].get<double>(), 0.6);
+  std::ostringstream csv;
+  write_search_csv(csv, report);
+  EXPECT_THAT(csv.str(), HasSubstr("\n\"slow\",energy,0,0,1,sync,random,true,4,40,400,0.9,true,true,true\n"));
+  EXPECT_THAT(csv.str(), HasSubstr("\n\"short\",energy,0,0,1,sync,random,false,,,,0.6,false,false,false\n"));
 }
 
 TEST(SearchReport, NoCandidateWithinTheBoundIsSaidNotAnError) {
