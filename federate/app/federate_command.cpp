@@ -437,14 +437,16 @@ void say_learned(const ProgressLine& progress, const LearningRunResult& run) {
                            run.clock_wall_s));
 }
 
-// A single plan, or --compare's and --fedscale's side by side, each on after the other.
-void learn_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
+// A single plan, or --compare's and --fedscale's side by side, each on after the other; returns
+// the seconds spent planning (bench/federate_bench.sh reads them from the last progress line).
+double learn_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
                  const LearningData& data, MpiDistribution* mpi, const ChunkSettings& chunks, const ProgressLine& progress) {
   const bool root = mpi == nullptr || mpi->rank() == 0;
   std::vector<PlannedFleet> plans;
   const auto start = WallClock::now();
   for (const PlanVariant& v : variants) plans.push_back(plan_for_learning(v.spec, v.objective, chunks));
-  progress.say(fmt::format("planned {} plan{} in {:.1f} s", plans.size(), plans.size() == 1 ? "" : "s", wall_seconds_since(start)));
+  const double planning_s = wall_seconds_since(start);
+  progress.say(fmt::format("planned {} plan{} in {:.1f} s", plans.size(), plans.size() == 1 ? "" : "s", planning_s));
   ClientPool pool(chunks.jobs, mpi);
   const SharedLearning shared = shared_learning(spec, *plans.front().fleet, data, pool);
   if (!o.checkpoint.empty() && root) std::filesystem::create_directories(o.checkpoint);
@@ -458,6 +460,7 @@ void learn_plans(const FederateOptions& o, const FleetSpec& spec, const std::vec
     say_learned(progress, report.runs.back());
   }
   if (root) write_outputs(o, report);
+  return planning_s;
 }
 
 // A kept candidate's bytes onto its described result; bytes a checksum let through but that do
@@ -479,13 +482,15 @@ struct SearchState {
   std::vector<std::size_t> pending;      // not kept yet
 };
 
-void learn_candidates(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
+double learn_candidates(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
                       const SearchState& search, const LearningData& data, MpiDistribution* mpi,
                       const ChunkSettings& chunks, const CandidateStore& store, const ProgressLine& progress,
                       SearchReport& report) {
   const std::vector<std::size_t>& pending = search.pending;
   std::vector<PlannedFleet> plans;
+  const auto start = WallClock::now();
   for (const std::size_t i : pending) plans.push_back(plan_for_learning(variants[i].spec, variants[i].objective, chunks));
+  const double planning_s = wall_seconds_since(start);
   ClientPool pool(chunks.jobs, mpi);
   const SharedLearning shared = shared_learning(spec, search.fleet, data, pool);
   // The CPUs a candidate's clients may use: what the candidates at once leave.
@@ -500,6 +505,7 @@ void learn_candidates(const FederateOptions& o, const FleetSpec& spec, const std
     return bytes;
   });
   for (std::size_t j = 0; j < pending.size(); ++j) read_learning_result(results[j], report.runs[pending[j]]);
+  return planning_s;
 }
 
 void write_search_outputs(const FederateOptions& o, const SearchReport& report) {
@@ -511,8 +517,8 @@ void write_search_outputs(const FederateOptions& o, const SearchReport& report) 
 
 // --search: every candidate of the grid, read back where --search-dir keeps it finished. The
 // identities are taken once every input file is read (the fleet instantiated), before anything
-// is planned, so that a rerun compares them before planning too.
-void search_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
+// is planned, so that a rerun compares them before planning too. Returns the seconds planning.
+double search_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
                   const LearningData& data, MpiDistribution* mpi, const ChunkSettings& chunks, const ProgressLine& progress) {
   const CandidateStore store(o.search_dir);
   if (store.enabled()) std::filesystem::create_directories(o.search_dir);  // every rank's children keep candidates
@@ -529,8 +535,10 @@ void search_plans(const FederateOptions& o, const FleetSpec& spec, const std::ve
   progress.say(fmt::format("search: {} candidates, {} finished in an earlier run{}, {} to learn", variants.size(),
                            variants.size() - search.pending.size(), store.enabled() ? " (" + o.search_dir + ")" : "",
                            search.pending.size()));
-  if (!search.pending.empty()) learn_candidates(o, spec, variants, search, data, mpi, chunks, store, progress, report);
+  const double planning_s =
+      search.pending.empty() ? 0 : learn_candidates(o, spec, variants, search, data, mpi, chunks, store, progress, report);
   if (mpi == nullptr || mpi->rank() == 0) write_search_outputs(o, report);
+  return planning_s;
 }
 
 }  // namespace
@@ -547,9 +555,9 @@ int run_federate(const FederateOptions& o) {
   std::unique_ptr<MpiDistribution> mpi = o.mpi ? make_mpi_distribution(false, true) : nullptr;
   ChunkSettings chunks;
   chunks.jobs = o.jobs > 0 ? o.jobs : default_jobs();
-  if (o.search.empty()) learn_plans(o, spec, variants, data, mpi.get(), chunks, progress);
-  else search_plans(o, spec, variants, data, mpi.get(), chunks, progress);
-  progress.say(fmt::format("wall time {:.1f} s", wall_seconds_since(start)));
+  const double planning_s = o.search.empty() ? learn_plans(o, spec, variants, data, mpi.get(), chunks, progress)
+                                             : search_plans(o, spec, variants, data, mpi.get(), chunks, progress);
+  progress.say(fmt::format("wall time {:.1f} s (planning {:.1f} s)", wall_seconds_since(start), planning_s));
   return 0;
 }
 
