@@ -218,10 +218,14 @@ std::vector<PlanVariant> plan_variants(const FederateOptions& o, FleetSpec base_
       out.push_back(std::move(twin));
     }
   }
-  for (const PlanVariant& v : out)
-    if (v.clock == Clock::fedscale && v.spec.round.aggregation == Aggregation::buffered)
+  for (const PlanVariant& v : out) {
+    if (v.spec.round.aggregation != Aggregation::buffered) continue;
+    if (v.clock == Clock::fedscale)
       throw ConfigError({v.spec.source.at("round.aggregation", "FedScale's clock has synchronous rounds only; learn "
                                                                "buffered aggregation on edgetwin's clock")});
+    if (!o.checkpoint.empty())  // a plan of --compare may choose buffered aggregation itself
+      throw option_error("--checkpoint", fmt::format("holds synchronous rounds; not with plan \"{}\", buffered", v.label));
+  }
   return out;
 }
 

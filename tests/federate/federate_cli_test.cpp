@@ -339,7 +339,8 @@ TEST_F(FederateCli, BadSearchesAreRefusedBeforeAnythingTrains) {
       {"--search 'aggregation=async'", "aggregation=sync|buffered|buffered:B (B > 0 updates)"},
       {"--search 'deadline=30|'", "--search: \"deadline=30|\": an empty value"},
       {"--search 'k=2|99'", "--clients-per-round: expected at most the fleet's 4 devices, got 99"},
-      {"--time-bound 60", "--time-bound: only with --search"}};
+      {"--time-bound 60", "--time-bound: only with --search"},
+      {"--compare aggregation=buffered:2 --checkpoint " + quoted(dir_ / "c"), "--checkpoint: holds synchronous rounds; not with plan \"aggregation=buffered:2\""}};
   for (const auto& [args, message] : cases) {
     const auto r = run_bad(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
