@@ -14,6 +14,9 @@
 #include "federate/data/learning_data.hpp"
 #include "federate/report/learning_report.hpp"
 #include "federate/run/learning_run.hpp"
+#include "federate/search/candidate_store.hpp"
+#include "federate/search/search_grid.hpp"
+#include "federate/search/search_report.hpp"
 #include "sim/app/catalogue.hpp"
 #include "sim/app/child_process.hpp"
 #include "sim/app/mpi_distribution.hpp"
@@ -33,9 +36,12 @@ using WallClock = std::chrono::steady_clock;
 
 // Options that say where results go or how the work is spread, not what is computed: left out
 // of a checkpoint's identity.
-const std::vector<OutputOption> kOutputOptions{{"--json", false}, {"--csv", false},       {"--plot", true},
-                                               {"--jobs", true},  {"--checkpoint", true}, {"--mpi", false},
-                                               {"--quiet", false}};
+// A search's grid, directory and bound are left out too: a candidate's identity is its own
+// plan's (its label), so that a grown grid reuses the candidates it shares.
+const std::vector<OutputOption> kOutputOptions{{"--json", false},       {"--csv", false},     {"--plot", true},
+                                               {"--jobs", true},        {"--checkpoint", true}, {"--mpi", false},
+                                               {"--quiet", false},      {"--search", true},   {"--search-dir", true},
+                                               {"--time-bound", true}};
 
 // One plan of a comparison: the command line's settings with some of them changed.
 struct PlanVariant {
@@ -94,15 +100,36 @@ void apply_overrides(const FederateOptions& o, FleetSpec& spec) {
   throw_if_any(std::move(problems));
 }
 
+void check_directory_option(std::vector<Diagnostic>& problems, std::string_view option, const std::string& dir) {
+  std::error_code ec;
+  if (!dir.empty() && std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    problems.push_back(option_problem(option, fmt::format("{} is not a directory", dir)));
+}
+
+// A search compares plans by energy on edgetwin's clock, and keeps finished candidates its own way.
+void check_search_options(const FederateOptions& o, std::vector<Diagnostic>& problems) {
+  if (o.search.empty()) {
+    for (const auto& [given, option] : {std::pair(!o.search_dir.empty(), "--search-dir"), std::pair(o.time_bound_s.has_value(), "--time-bound")})
+      if (given) problems.push_back(option_problem(option, "only with --search"));
+    return;
+  }
+  if (!o.compare.empty()) problems.push_back(option_problem("--search", "runs its own plans; not with --compare"));
+  if (o.fedscale || o.clock == "fedscale")
+    problems.push_back(option_problem("--search", "compares energy, which FedScale's clock has not; not with --fedscale or --clock fedscale"));
+  if (!o.checkpoint.empty())
+    problems.push_back(option_problem("--checkpoint", "not with --search: --search-dir keeps every finished candidate"));
+  if (o.time_bound_s) check_number_option(problems, "--time-bound", *o.time_bound_s, Bound::positive, "s");
+  check_directory_option(problems, "--search-dir", o.search_dir);
+}
+
 FleetSpec load_base_spec(const FederateOptions& o) {
   std::vector<Diagnostic> problems;
   check_count_option(problems, "--max-devices", o.max_devices, Bound::positive, "");
   check_count_option(problems, "--jobs", o.jobs, Bound::non_negative, "processes");
   if (!o.plot.empty())
     if (auto problem = output_target_problem(o.plot, "--plot")) problems.push_back(std::move(*problem));
-  std::error_code ec;
-  if (!o.checkpoint.empty() && std::filesystem::exists(o.checkpoint, ec) && !std::filesystem::is_directory(o.checkpoint, ec))
-    problems.push_back(option_problem("--checkpoint", fmt::format("{} is not a directory", o.checkpoint)));
+  check_directory_option(problems, "--checkpoint", o.checkpoint);
+  check_search_options(o, problems);
   throw_if_any(std::move(problems));
   FleetSpec spec = load_fleet(resolve_catalogue_file("fleets", o.fleet), o.max_devices);
   if (!spec.learning)
@@ -110,11 +137,43 @@ FleetSpec load_base_spec(const FederateOptions& o) {
                                   "missing required table; edgetwin-federate learns what [learning] names (the data "
                                   "set, its partition, the optimizer, the target): docs/reference/schema.md"}});
   apply_overrides(o, spec);
+  if (!o.search.empty() && !spec.learning->target_accuracy)
+    throw option_error("--search", fmt::format("needs a target accuracy to search for: learning.target_accuracy in {} "
+                                               "or --target-accuracy", spec.source_file));
   return spec;
 }
 
-// "objective=time,deadline=300,clients_per_round=20,over_commitment=1.0,clock=fedscale"
-PlanVariant variant_of(const std::string& text, const PlanVariant& base) {
+// "sync", "buffered" (the fleet file's B) or "buffered:B" (B > 0 updates).
+void read_aggregation(const std::string& value, RoundOverrides& round) {
+  round.aggregation = value.starts_with("buffered") ? "buffered" : value;
+  if (value == "sync" || value == "buffered") return;
+  if (!value.starts_with("buffered:")) throw std::invalid_argument(value);
+  const std::string b = value.substr(std::string_view("buffered:").size());
+  std::size_t used = 0;
+  round.buffer_size = std::stoi(b, &used);
+  if (used != b.size() || *round.buffer_size <= 0) throw std::invalid_argument(value);
+}
+
+Selection selection_value(const std::string& value) {
+  if (const auto selection = selection_if_named(value)) return *selection;
+  throw std::invalid_argument(value);
+}
+
+// One key=value of a plan into v (objective, clock) or o's round overrides; throws on a bad one.
+void read_plan_setting(const std::string& key, const std::string& value, PlanVariant& v, FederateOptions& o) {
+  if (key == "objective" && (value == "energy" || value == "time" || value == "balanced")) v.objective = objective_named(value);
+  else if (key == "clock" && (value == "edgetwin" || value == "fedscale")) v.clock = value == "fedscale" ? Clock::fedscale : Clock::edgetwin;
+  else if (key == "deadline") o.round.deadline_s = std::stod(value);
+  else if (key == "clients_per_round" || key == "k") o.round.clients_per_round = std::stoi(value);
+  else if (key == "over_commitment") o.round.over_commitment = std::stod(value);
+  else if (key == "aggregation") read_aggregation(value, o.round);
+  else if (key == "selection") o.round.selection = selection_value(value);
+  else throw std::invalid_argument(key);
+}
+
+// "objective=time,deadline=300,clients_per_round=20,over_commitment=1.0,clock=fedscale", from
+// `option` (--compare, or --search's candidates).
+PlanVariant variant_of(const std::string& text, const PlanVariant& base, const std::string& option) {
   PlanVariant v = base;
   v.label = text;
   FederateOptions o;
@@ -124,31 +183,30 @@ PlanVariant variant_of(const std::string& text, const PlanVariant& base) {
     const std::string item = rest.substr(0, comma);
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
     const auto eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
     try {
-      if (key == "objective" && (value == "energy" || value == "time" || value == "balanced")) v.objective = objective_named(value);
-      else if (key == "clock" && (value == "edgetwin" || value == "fedscale")) v.clock = value == "fedscale" ? Clock::fedscale : Clock::edgetwin;
-      else if (key == "deadline") o.round.deadline_s = std::stod(value);
-      else if (key == "clients_per_round" || key == "k") o.round.clients_per_round = std::stoi(value);
-      else if (key == "over_commitment") o.round.over_commitment = std::stod(value);
-      else throw std::invalid_argument(key);
+      read_plan_setting(item.substr(0, eq), eq == std::string::npos ? "" : item.substr(eq + 1), v, o);
     } catch (const std::exception&) {
-      throw option_error("--compare",
-                         fmt::format("\"{}\" in \"{}\": expected objective=energy|time|balanced, clock=edgetwin|fedscale, "
-                                     "deadline=SECONDS, clients_per_round=K or over_commitment=F, joined by commas",
-                                     item, text));
+      throw option_error(option, fmt::format("\"{}\" in \"{}\": expected objective=energy|time|balanced, "
+                                             "clock=edgetwin|fedscale, deadline=SECONDS, clients_per_round=K, "
+                                             "over_commitment=F, aggregation=sync|buffered|buffered:B (B > 0 updates) "
+                                             "or selection={}, joined by commas",
+                                             item, text, selection_names("|")));
     }
   }
   apply_overrides(o, v.spec);
   return v;
 }
 
+// The plans' texts: --compare's, or the candidates of --search's grid.
+std::vector<std::string> plan_texts(const FederateOptions& o) {
+  return o.search.empty() ? o.compare : search_candidates(parse_search_axes(o.search));
+}
+
 std::vector<PlanVariant> plan_variants(const FederateOptions& o, FleetSpec base_spec) {
   PlanVariant base{"", objective_named(o.objective), o.clock == "fedscale" ? Clock::fedscale : Clock::edgetwin,
                    std::move(base_spec)};
   std::vector<PlanVariant> out;
-  for (const std::string& text : o.compare) out.push_back(variant_of(text, base));
+  for (const std::string& text : plan_texts(o)) out.push_back(variant_of(text, base, o.search.empty() ? "--compare" : "--search"));
   if (out.empty()) out.push_back(base);
   if (o.fedscale) {
     const std::size_t n = out.size();
@@ -160,10 +218,14 @@ std::vector<PlanVariant> plan_variants(const FederateOptions& o, FleetSpec base_
       out.push_back(std::move(twin));
     }
   }
-  for (const PlanVariant& v : out)
-    if (v.clock == Clock::fedscale && v.spec.round.aggregation == Aggregation::buffered)
+  for (const PlanVariant& v : out) {
+    if (v.spec.round.aggregation != Aggregation::buffered) continue;
+    if (v.clock == Clock::fedscale)
       throw ConfigError({v.spec.source.at("round.aggregation", "FedScale's clock has synchronous rounds only; learn "
                                                                "buffered aggregation on edgetwin's clock")});
+    if (!o.checkpoint.empty())  // a plan of --compare may choose buffered aggregation itself
+      throw option_error("--checkpoint", fmt::format("holds synchronous rounds; not with plan \"{}\", buffered", v.label));
+  }
   return out;
 }
 
@@ -279,6 +341,37 @@ LearningReport report_of(const FleetSpec& spec, const PlannedFleet& plan, const 
   return r;
 }
 
+// What every plan of a run learns from: the partition, the model and its initial state.
+struct SharedLearning {
+  Partition partition;
+  std::unique_ptr<LocalLearning> learning;
+  ModelFacts model;
+};
+
+SharedLearning shared_learning(const FleetSpec& spec, const FleetInstance& fleet, const LearningData& data, ClientPool& pool) {
+  SharedLearning s;
+  s.partition = partition_of(spec, fleet, data);
+  s.learning = std::make_unique<LocalLearning>(model_source(spec, fleet, data), *data.train, *data.test);
+  s.model = initial_model(spec, *s.learning, pool);
+  return s;
+}
+
+// A plan's learning run; a search's candidates stop at the target (what follows cannot change
+// their time or energy to it).
+LearningRunInputs run_inputs(const FederateOptions& o, const LearningData& data, const SharedLearning& shared,
+                             const PlanVariant& v, const PlannedFleet& plan) {
+  LearningRunInputs in;
+  in.plan = &plan;
+  in.learning = shared.learning.get();
+  in.partition = &shared.partition;
+  in.settings = learning_settings(v.spec, data, o.stop_at_target || !o.search.empty());
+  in.initial_state = shared.model.initial_state;
+  in.clock = v.clock;
+  in.label = v.label;
+  in.identity = run_identity(o, data, v);
+  return in;
+}
+
 class ProgressLine {
  public:
   explicit ProgressLine(bool quiet) : quiet_(quiet) {}
@@ -309,8 +402,15 @@ void add_federate_options(CLI::App& app, FederateOptions& o) {
   app.add_flag("--fedscale", o.fedscale, "Also learn each plan on FedScale's clock, side by side");
   app.add_option("--compare", o.compare,
                  "A plan to run side by side, as key=value pairs joined by commas (objective, deadline, "
-                 "clients_per_round, over_commitment, clock); repeat for each plan")
+                 "clients_per_round, over_commitment, aggregation, selection, clock); repeat for each plan")
       ->take_all();
+  app.add_option("--search", o.search,
+                 "A grid axis to search for the least energy to the target, KEY=V1|V2|... (deadline, clients_per_round, "
+                 "over_commitment, objective, aggregation: sync|buffered:B, selection); repeat for each axis")
+      ->allow_extra_args(false);
+  app.add_option("--search-dir", o.search_dir, "Keep each finished search candidate in this directory; a rerun skips it");
+  app.add_option("--time-bound", o.time_bound_s,
+                 "Search: the least energy among candidates reaching the target within this many simulated seconds");
   auto* json = app.add_flag("--json", o.json, "Write the whole report as JSON instead of a table");
   app.add_flag("--csv", o.csv, "Write one CSV row per plan and round instead of a table")->excludes(json);
   app.add_option("--plot", o.plot, "Draw accuracy against simulated hours and kJ, one curve per plan (PNG or SVG)");
@@ -322,58 +422,146 @@ void add_federate_options(CLI::App& app, FederateOptions& o) {
   app.add_flag("--quiet", o.quiet, "No progress lines on stderr");
 }
 
+namespace {
+
+double wall_seconds_since(WallClock::time_point start) { return std::chrono::duration<double>(WallClock::now() - start).count(); }
+
+std::function<void(const RoundLearning&)> round_progress(const ProgressLine& progress, const LearningRunInputs& in) {
+  return [&progress, rounds = in.settings.rounds, label = in.label, start = WallClock::now()](const RoundLearning& l) {
+    progress.say(fmt::format("{}round {}/{}: {} update{}{}, {:.1f} s", label.empty() ? "" : label + ": ", l.round + 1,
+                             rounds, l.updates, l.updates == 1 ? "" : "s",
+                             l.evaluated ? fmt::format(", test accuracy {:.4f}", l.accuracy) : "", wall_seconds_since(start)));
+  };
+}
+
+void say_learned(const ProgressLine& progress, const LearningRunResult& run) {
+  progress.say(fmt::format("{}{} rounds learned in {:.1f} s{} (the clock took {:.2f} s)",
+                           run.label.empty() ? "" : run.label + ": ", run.learning.size(), run.learning_wall_s,
+                           run.resumed_rounds > 0 ? fmt::format(", {} replayed from the checkpoint", run.resumed_rounds) : "",
+                           run.clock_wall_s));
+}
+
+// A single plan, or --compare's and --fedscale's side by side, each on after the other; returns
+// the seconds spent planning (bench/federate_bench.sh reads them from the last progress line).
+double learn_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
+                 const LearningData& data, MpiDistribution* mpi, const ChunkSettings& chunks, const ProgressLine& progress) {
+  const bool root = mpi == nullptr || mpi->rank() == 0;
+  std::vector<PlannedFleet> plans;
+  const auto start = WallClock::now();
+  for (const PlanVariant& v : variants) plans.push_back(plan_for_learning(v.spec, v.objective, chunks));
+  const double planning_s = wall_seconds_since(start);
+  progress.say(fmt::format("planned {} plan{} in {:.1f} s", plans.size(), plans.size() == 1 ? "" : "s", planning_s));
+  ClientPool pool(chunks.jobs, mpi);
+  const SharedLearning shared = shared_learning(spec, *plans.front().fleet, data, pool);
+  if (!o.checkpoint.empty() && root) std::filesystem::create_directories(o.checkpoint);
+  LearningReport report = report_of(spec, plans.front(), data, shared.model, shared.partition);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    LearningRunInputs in = run_inputs(o, data, shared, variants[i], plans[i]);
+    if (!o.checkpoint.empty()) in.checkpoint = std::filesystem::path(o.checkpoint) / checkpoint_name(i);
+    in.writes_checkpoint = root;
+    in.on_learned = round_progress(progress, in);
+    report.runs.push_back(plans.size() == 1 ? run_learning(in, pool) : run_learning_in_child(in, pool));
+    say_learned(progress, report.runs.back());
+  }
+  if (root) write_outputs(o, report);
+  return planning_s;
+}
+
+// A kept candidate's bytes onto its described result; bytes a checksum let through but that do
+// not read as a result are the file's fault, named.
+void read_kept(const CandidateStore& store, const std::string& bytes, LearningRunResult& run) {
+  try {
+    read_learning_result(bytes, run);
+  } catch (const ChildProcessError& e) {
+    throw ConfigError({Diagnostic{store.file_of(run.label).string(), 0, 0, "--search-dir",
+                                  fmt::format("a damaged finished candidate: {}", e.what())}});
+  }
+}
+
+// The candidates not kept yet, each learning in a child (--jobs at once, over the ranks), its
+// clients in that child's own children; each child keeps its candidate once learned.
+struct SearchState {
+  const FleetInstance& fleet;            // the base plan's: the partition's sizes
+  std::vector<std::string> identities;   // per candidate
+  std::vector<std::size_t> pending;      // not kept yet
+};
+
+double learn_candidates(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
+                      const SearchState& search, const LearningData& data, MpiDistribution* mpi,
+                      const ChunkSettings& chunks, const CandidateStore& store, const ProgressLine& progress,
+                      SearchReport& report) {
+  const std::vector<std::size_t>& pending = search.pending;
+  std::vector<PlannedFleet> plans;
+  const auto start = WallClock::now();
+  for (const std::size_t i : pending) plans.push_back(plan_for_learning(variants[i].spec, variants[i].objective, chunks));
+  const double planning_s = wall_seconds_since(start);
+  ClientPool pool(chunks.jobs, mpi);
+  const SharedLearning shared = shared_learning(spec, search.fleet, data, pool);
+  // The CPUs a candidate's clients may use: what the candidates at once leave.
+  const int client_jobs = std::max(1, chunks.jobs / static_cast<int>(std::min<std::size_t>(chunks.jobs, pending.size())));
+  const auto results = pool.run(pending.size(), [&](std::size_t j) {
+    const auto start = WallClock::now();
+    ClientPool clients(client_jobs, nullptr);
+    const LearningRunInputs in = run_inputs(o, data, shared, variants[pending[j]], plans[j]);
+    const std::string bytes = learning_result_bytes(run_learning(in, clients));
+    store.keep(in.label, search.identities[pending[j]], bytes);
+    progress.say(fmt::format("candidate {}: learned in {:.1f} s", in.label, wall_seconds_since(start)));
+    return bytes;
+  });
+  for (std::size_t j = 0; j < pending.size(); ++j) read_learning_result(results[j], report.runs[pending[j]]);
+  return planning_s;
+}
+
+void write_search_outputs(const FederateOptions& o, const SearchReport& report) {
+  if (!o.plot.empty()) draw_figure(o.plot, search_figure(report, o.plot.ends_with(".svg")));
+  if (o.json) write_search_json(std::cout, report);
+  else if (o.csv) write_search_csv(std::cout, report);
+  else write_search_table(std::cout, report);
+}
+
+// --search: every candidate of the grid, read back where --search-dir keeps it finished. The
+// identities are taken once every input file is read (the fleet instantiated), before anything
+// is planned, so that a rerun compares them before planning too. Returns the seconds planning.
+double search_plans(const FederateOptions& o, const FleetSpec& spec, const std::vector<PlanVariant>& variants,
+                  const LearningData& data, MpiDistribution* mpi, const ChunkSettings& chunks, const ProgressLine& progress) {
+  const CandidateStore store(o.search_dir);
+  if (store.enabled()) std::filesystem::create_directories(o.search_dir);  // every rank's children keep candidates
+  const FleetInstance fleet = instantiate_fleet(spec);
+  SearchState search{fleet, {}, {}};
+  SearchReport report{spec.name, *spec.learning->target_accuracy, o.time_bound_s, {}};
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const PlanVariant& v = variants[i];
+    report.runs.push_back(described(v.spec, v.objective, v.clock, v.label));
+    search.identities.push_back(run_identity(o, data, v));
+    if (const auto kept = store.finished(v.label, search.identities.back())) read_kept(store, *kept, report.runs.back());
+    else search.pending.push_back(i);
+  }
+  progress.say(fmt::format("search: {} candidates, {} finished in an earlier run{}, {} to learn", variants.size(),
+                           variants.size() - search.pending.size(), store.enabled() ? " (" + o.search_dir + ")" : "",
+                           search.pending.size()));
+  const double planning_s =
+      search.pending.empty() ? 0 : learn_candidates(o, spec, variants, search, data, mpi, chunks, store, progress, report);
+  if (mpi == nullptr || mpi->rank() == 0) write_search_outputs(o, report);
+  return planning_s;
+}
+
+}  // namespace
+
 int run_federate(const FederateOptions& o) {
   const auto start = WallClock::now();
   const ProgressLine progress(o.quiet);
-  FleetSpec spec = load_base_spec(o);
-  std::vector<PlanVariant> variants = plan_variants(o, spec);
-  if (o.mpi && variants.size() > 1)
+  const FleetSpec spec = load_base_spec(o);
+  const std::vector<PlanVariant> variants = plan_variants(o, spec);
+  if (o.mpi && variants.size() > 1 && o.search.empty())
     throw option_error("--mpi", "runs one plan (its round engine is each rank's one engine); run --compare or "
                                 "--fedscale without --mpi, or one mpirun per plan");
   const LearningData data = open_learning_data(spec);
   std::unique_ptr<MpiDistribution> mpi = o.mpi ? make_mpi_distribution(false, true) : nullptr;
-  const bool root = mpi == nullptr || mpi->rank() == 0;
   ChunkSettings chunks;
   chunks.jobs = o.jobs > 0 ? o.jobs : default_jobs();
-  std::vector<PlannedFleet> plans;
-  for (const PlanVariant& v : variants) plans.push_back(plan_for_learning(v.spec, v.objective, chunks));
-  const double planning_s = std::chrono::duration<double>(WallClock::now() - start).count();
-  progress.say(fmt::format("planned {} plan{} in {:.1f} s", plans.size(), plans.size() == 1 ? "" : "s", planning_s));
-  const Partition partition = partition_of(spec, *plans.front().fleet, data);
-  const LocalLearning learning(model_source(spec, *plans.front().fleet, data), *data.train, *data.test);
-  ClientPool pool(chunks.jobs, mpi.get());
-  const ModelFacts model = initial_model(spec, learning, pool);
-  if (!o.checkpoint.empty() && root) std::filesystem::create_directories(o.checkpoint);
-  LearningReport report = report_of(spec, plans.front(), data, model, partition);
-  for (std::size_t i = 0; i < plans.size(); ++i) {
-    LearningRunInputs in;
-    in.plan = &plans[i];
-    in.learning = &learning;
-    in.partition = &partition;
-    in.settings = learning_settings(variants[i].spec, data, o.stop_at_target);
-    in.initial_state = model.initial_state;
-    in.clock = variants[i].clock;
-    in.label = variants[i].label;
-    if (!o.checkpoint.empty()) in.checkpoint = std::filesystem::path(o.checkpoint) / checkpoint_name(i);
-    in.identity = run_identity(o, data, variants[i]);
-    in.writes_checkpoint = root;
-    const auto run_start = WallClock::now();
-    in.on_learned = [&, rounds = in.settings.rounds, label = in.label](const RoundLearning& l) {
-      progress.say(fmt::format("{}round {}/{}: {} update{}{}, {:.1f} s", label.empty() ? "" : label + ": ", l.round + 1,
-                               rounds, l.updates, l.updates == 1 ? "" : "s",
-                               l.evaluated ? fmt::format(", test accuracy {:.4f}", l.accuracy) : "",
-                               std::chrono::duration<double>(WallClock::now() - run_start).count()));
-    };
-    report.runs.push_back(plans.size() == 1 ? run_learning(in, pool) : run_learning_in_child(in, pool));
-    const LearningRunResult& run = report.runs.back();
-    progress.say(fmt::format("{}{} rounds learned in {:.1f} s{} (the clock took {:.2f} s)",
-                             run.label.empty() ? "" : run.label + ": ", run.learning.size(), run.learning_wall_s,
-                             run.resumed_rounds > 0 ? fmt::format(", {} replayed from the checkpoint", run.resumed_rounds) : "",
-                             run.clock_wall_s));
-  }
-  if (root) write_outputs(o, report);
-  progress.say(fmt::format("wall time {:.1f} s (planning {:.1f} s)",
-                           std::chrono::duration<double>(WallClock::now() - start).count(), planning_s));
+  const double planning_s = o.search.empty() ? learn_plans(o, spec, variants, data, mpi.get(), chunks, progress)
+                                             : search_plans(o, spec, variants, data, mpi.get(), chunks, progress);
+  progress.say(fmt::format("wall time {:.1f} s (planning {:.1f} s)", wall_seconds_since(start), planning_s));
   return 0;
 }
 

@@ -6,7 +6,9 @@
 // model, the options) is a located ConfigError, raised before anything trains; a single plan
 // learns in this process (its round engine is the process's one engine), several (--compare,
 // --fedscale) each in a child; under --mpi every rank runs the same program and the clients of
-// a round are spread over the ranks, rank 0 writing the outputs and the checkpoints.
+// a round are spread over the ranks, rank 0 writing the outputs and the checkpoints. A search's
+// candidates (--search) learn in children, --jobs at once, spread over the ranks under --mpi,
+// each finished one kept in --search-dir by the child that ran it.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,9 @@ struct FederateOptions {
   std::string clock = "edgetwin";
   bool fedscale = false;
   std::vector<std::string> compare;
+  std::vector<std::string> search;  // one axis each: "deadline=30|60"
+  std::string search_dir;           // finished candidates; "": none kept
+  std::optional<double> time_bound_s;
   bool json = false;
   bool csv = false;
   std::string plot;

@@ -68,7 +68,9 @@ std::vector<double> fleet_energy_per_round(const RoundsOutcome& outcome, const P
   return out;
 }
 
-std::string result_bytes(const LearningRunResult& r) {
+}  // namespace
+
+std::string learning_result_bytes(const LearningRunResult& r) {
   std::string out;
   append_records(out, r.outcome.rounds);
   append_records(out, r.outcome.tasks);
@@ -79,7 +81,7 @@ std::string result_bytes(const LearningRunResult& r) {
   return out;
 }
 
-void read_result(const std::string& bytes, LearningRunResult& r) {
+void read_learning_result(const std::string& bytes, LearningRunResult& r) {
   ChildBytesReader reader(bytes);
   r.outcome.rounds = reader.records<RoundOutcome>();
   r.outcome.tasks = reader.records<TaskOutcome>();
@@ -92,18 +94,24 @@ void read_result(const std::string& bytes, LearningRunResult& r) {
   r.resumed_rounds = reader.records<int>().at(0);
 }
 
-LearningRunResult described(const LearningRunInputs& in) {
-  const FleetSpec& spec = in.plan->fleet->spec;
+LearningRunResult described(const FleetSpec& spec, Objective objective, Clock clock, std::string label) {
   LearningRunResult r;
-  r.label = in.label;
-  r.clock = in.clock;
-  r.objective = in.plan->plan.objective;
+  r.label = std::move(label);
+  r.clock = clock;
+  r.objective = objective;
   r.deadline_s = spec.round.deadline_s;
   r.clients_per_round = spec.round.clients_per_round;
   r.over_commitment = spec.round.over_commitment;
   r.rounds_planned = spec.round.rounds;
   r.buffer_size = spec.round.aggregation == Aggregation::buffered ? spec.round.buffer_size : 0;
+  r.selection = spec.round.selection;
   return r;
+}
+
+namespace {
+
+LearningRunResult described_by(const LearningRunInputs& in) {
+  return described(in.plan->fleet->spec, in.plan->plan.objective, in.clock, in.label);
 }
 
 // The fleet's selection policy; oort reads this learner's losses.
@@ -131,7 +139,7 @@ LearningRunResult run_learning(const LearningRunInputs& in, ClientPool& pool) {
   if (in.on_learned) learner.on_learned(in.on_learned);
   const auto selection = selection_of(in, learner);
   TimedListener timed(learner);
-  LearningRunResult r = described(in);
+  LearningRunResult r = described_by(in);
   const auto start = Clock_::now();
   if (in.clock == Clock::fedscale) {
     r.outcome = fedscale_rounds(plan.devices, plan.settings, plan.fedscale_completion_s, *selection, timed);
@@ -152,8 +160,8 @@ LearningRunResult run_learning(const LearningRunInputs& in, ClientPool& pool) {
 }
 
 LearningRunResult run_learning_in_child(const LearningRunInputs& in, ClientPool& pool) {
-  LearningRunResult r = described(in);
-  read_result(run_in_child([&] { return result_bytes(run_learning(in, pool)); }), r);
+  LearningRunResult r = described_by(in);
+  read_learning_result(run_in_child([&] { return learning_result_bytes(run_learning(in, pool)); }), r);
   return r;
 }
 

@@ -29,6 +29,7 @@ struct LearningRunResult {
   double over_commitment = 1;
   int rounds_planned = 0;
   int buffer_size = 0;  // buffered aggregation's B; 0: synchronous rounds
+  Selection selection = Selection::random;
   // Buffered aggregation's versions stand as its rounds (round = version - 1, counted = the
   // updates applied), so that the learning records and the report index them alike.
   RoundsOutcome outcome;
@@ -57,5 +58,13 @@ LearningRunResult run_learning(const LearningRunInputs& inputs, ClientPool& pool
 
 // The same in a forked child (its own engine), its result sent back.
 LearningRunResult run_learning_in_child(const LearningRunInputs& inputs, ClientPool& pool);
+
+// What a run computed, as bytes (to a parent, or into a search's candidate file) and back onto
+// a result that described() the same inputs; read_learning_result throws ChildProcessError on
+// bytes cut short.
+std::string learning_result_bytes(const LearningRunResult& result);
+void read_learning_result(const std::string& bytes, LearningRunResult& result);
+// A run's settings before anything ran: its plan's objective and round settings, its clock.
+LearningRunResult described(const FleetSpec& spec, Objective objective, Clock clock, std::string label);
 
 }  // namespace edgetwin::federate

@@ -71,6 +71,7 @@ void apply_round_overrides(const RoundOverrides& o, FleetSpec& fleet, std::vecto
       problems.push_back(option_problem("--over-commitment", fmt::format("expected 1 to 100, got {}", *o.over_commitment)));
     round.over_commitment = *o.over_commitment;
   }
+  if (o.selection) round.selection = *o.selection;
   apply_aggregation_overrides(o, fleet, problems);
 }
 

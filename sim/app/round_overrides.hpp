@@ -28,6 +28,7 @@ struct RoundOverrides {
   std::optional<std::string> aggregation;  // sync | buffered
   std::optional<int> buffer_size;
   std::optional<int> concurrency;
+  std::optional<Selection> selection;  // no option of its own: a plan's (edgetwin-federate --compare, --search)
 };
 
 void add_round_override_options(CLI::App& command, RoundOverrides& overrides);

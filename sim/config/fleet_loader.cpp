@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/config/named_file.hpp"
 #include "sim/config/toml_reader.hpp"
@@ -380,6 +381,14 @@ Selection selection_named(std::string_view name) {
   if (name == "oort") return Selection::oort;
   return Selection::random;
 }
+
+std::optional<Selection> selection_if_named(std::string_view name) {
+  for (std::size_t i = 0; i < kSelections.size(); ++i)
+    if (kSelections[i] == name) return static_cast<Selection>(i);
+  return std::nullopt;
+}
+
+std::string selection_names(std::string_view separator) { return fmt::format("{}", fmt::join(kSelections, separator)); }
 
 StalenessWeight staleness_weight_named(std::string_view name) {
   if (name == "constant") return StalenessWeight::constant;

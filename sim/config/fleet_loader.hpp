@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,10 @@ std::filesystem::path networks_dir_of(const std::filesystem::path& fleet_file);
 
 // The names of round.selection ("random", "all", "fastest", "energy", "oort").
 Selection selection_named(std::string_view name);
+// The same for any text: nothing for a name that is not one.
+std::optional<Selection> selection_if_named(std::string_view name);
+// "random, all, fastest, energy, oort" (or joined by another separator), for a message.
+std::string selection_names(std::string_view separator = ", ");
 std::string to_string(Selection selection);
 // "constant", "sqrt" or "polynomial" (what the loader lets through).
 StalenessWeight staleness_weight_named(std::string_view name);

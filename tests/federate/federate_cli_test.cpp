@@ -9,6 +9,8 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -25,6 +27,7 @@ namespace edgetwin::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using test_support::quoted;
 using test_support::run_command;
 using test_support::TempDir;
@@ -93,6 +96,17 @@ class FederateCli : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
     return r.output;
   }
+#ifdef EDGETWIN_MPIEXEC
+  // The same on two MPI ranks (rank 0 writes).
+  std::string run_mpi_json(const std::string& args) {
+    const auto r = run_command("OMPI_MCA_btl_vader_single_copy_mechanism=none " + std::string(EDGETWIN_MPIEXEC) +
+                               " --allow-run-as-root --oversubscribe -np 2 " +
+                               federate("--fleet " + quoted(dir_ / "fleet.toml") + " --json --quiet --mpi " + args) +
+                               " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0);
+    return r.output;
+  }
+#endif
   test_support::CommandResult run_bad(const std::string& args) {
     return run_command(federate("--fleet " + quoted(dir_ / "fleet.toml") + " --quiet " + args));
   }
@@ -195,13 +209,7 @@ TEST_F(FederateCli, BufferedAggregationRefusesFedScalesClockAndCheckpoints) {
 #ifdef EDGETWIN_MPIEXEC
 TEST_F(FederateCli, TwoMpiRanksGiveTheSingleProcessBytes) {
   fleet();
-  const std::string whole = run_json("--jobs 1");
-  const auto mpi = run_command("OMPI_MCA_btl_vader_single_copy_mechanism=none " + std::string(EDGETWIN_MPIEXEC) +
-                               " --allow-run-as-root --oversubscribe -np 2 " +
-                               federate("--fleet " + quoted(dir_ / "fleet.toml") + " --json --quiet --jobs 1 --mpi") +
-                               " 2>/dev/null");
-  ASSERT_EQ(mpi.exit_code, 0);
-  EXPECT_TRUE(mpi.output == whole) << "the MPI run's JSON differs";
+  EXPECT_TRUE(run_mpi_json("--jobs 1") == run_json("--jobs 1")) << "the MPI run's JSON differs";
 }
 #endif
 
@@ -262,6 +270,98 @@ TEST_F(FederateCli, FedScalesClockAndAComparisonRunBeside) {
   EXPECT_NE(doc["runs"][2]["rounds"][1]["end_s"], doc["runs"][0]["rounds"][1]["end_s"]);
   EXPECT_GT(std::filesystem::file_size(figure), 10000u);
 }
+
+// --search (docs/explanation/federated.md, "Searching for energy to accuracy"): a grid of 2 x 2
+// candidates of two rounds each. The same bytes for --jobs 1 and 2; the choice and the
+// frontier agree with every candidate's own figures; a rerun reads the finished candidates
+// back (no candidate learns again, no file is rewritten); a file of another run is refused.
+const std::string kSearch = "--rounds 2 --max-test-samples 200 --target-accuracy 0.3 --search 'k=2|3' "
+                            "--search 'aggregation=sync|buffered:2' ";
+
+void expect_choice_and_frontier_agree(const nlohmann::json& doc, double bound_s) {
+  std::optional<double> least;
+  for (const auto& c : doc["candidates"]) {
+    const auto& t = c["target"];
+    const bool within = t["reached"].get<bool>() && t["time_s"].get<double>() <= bound_s;
+    EXPECT_EQ(c["within_bound"].get<bool>(), within) << c["label"];
+    if (within) least = std::min(least.value_or(1e300), t["energy_j"].get<double>());
+  }
+  if (!least) {
+    EXPECT_TRUE(doc["best"].is_null());
+    return;
+  }
+  const auto best = std::find_if(doc["candidates"].begin(), doc["candidates"].end(),
+                                 [&](const auto& c) { return c["label"] == doc["best"]; });
+  ASSERT_NE(best, doc["candidates"].end());
+  EXPECT_DOUBLE_EQ((*best)["target"]["energy_j"].get<double>(), *least);
+  EXPECT_TRUE((*best)["on_frontier"].get<bool>());
+}
+
+TEST_F(FederateCli, ASearchIsTheSameForAnyJobsAndSkipsFinishedCandidates) {
+  fleet();
+  const auto kept = dir_ / "search";
+  const std::string json = run_json(kSearch + "--time-bound 100 --jobs 2 --search-dir " + quoted(kept));
+  EXPECT_EQ(run_json(kSearch + "--time-bound 100 --jobs 1"), json);
+  const auto doc = nlohmann::json::parse(json);
+  ASSERT_EQ(doc["candidates"].size(), 4u);
+  EXPECT_EQ(doc["candidates"][0]["label"], "k=2,aggregation=sync");
+  EXPECT_EQ(doc["candidates"][1]["plan"]["aggregation"], "buffered:2");
+  EXPECT_EQ(doc["candidates"][3]["label"], "k=3,aggregation=buffered:2");
+  EXPECT_EQ(doc["candidates"][3]["plan"]["clients_per_round"], 3);
+  expect_choice_and_frontier_agree(doc, 100);
+  // The rerun: every candidate read back, none learned, no file written again.
+  std::map<std::filesystem::path, std::filesystem::file_time_type> written;
+  for (const auto& f : std::filesystem::directory_iterator(kept)) written[f.path()] = f.last_write_time();
+  ASSERT_EQ(written.size(), 4u);
+  const auto again = run_command("(" + federate("--fleet " + quoted(dir_ / "fleet.toml") + " --json " + kSearch +
+                                                "--time-bound 100 --search-dir " + quoted(kept)) + " 2>" + quoted(dir_ / "stderr.txt") + ")");
+  ASSERT_EQ(again.exit_code, 0);
+  EXPECT_TRUE(again.output == json) << "the rerun's JSON differs";
+  const std::string progress = test_support::read_text(dir_ / "stderr.txt");
+  EXPECT_THAT(progress, HasSubstr("search: 4 candidates, 4 finished in an earlier run"));
+  EXPECT_THAT(progress, HasSubstr(", 0 to learn"));
+  EXPECT_THAT(progress, Not(HasSubstr("learned in")));
+  for (const auto& [file, time] : written) EXPECT_EQ(std::filesystem::last_write_time(file), time) << file;
+  // Other learning options are another run: its candidate files are refused, by name.
+  const auto other = run_bad(kSearch + "--evaluate-every 2 --search-dir " + quoted(kept));
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_THAT(other.output, HasSubstr((kept / "k=2,aggregation=sync.etsearch").string() +
+                                      ": --search-dir: a finished candidate of another run"));
+}
+
+TEST_F(FederateCli, BadSearchesAreRefusedBeforeAnythingTrains) {
+  fleet();
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--search 'clock=fedscale'", "--search: \"clock=fedscale\": unknown axis \"clock\""},
+      {"--search 'selection=random|best'", "--search: \"selection=best\" in \"selection=best\": expected"},
+      {"--compare selection=best", "or selection=random|all|fastest|energy|oort, joined by commas"},
+      {"--search 'aggregation=sync|buffered:0'", "\"aggregation=buffered:0\" in \"aggregation=buffered:0\""},
+      {"--search 'aggregation=async'", "aggregation=sync|buffered|buffered:B (B > 0 updates)"},
+      {"--search 'deadline=30|'", "--search: \"deadline=30|\": an empty value"},
+      {"--search 'k=2|99'", "--clients-per-round: expected at most the fleet's 4 devices, got 99"},
+      {"--time-bound 60", "--time-bound: only with --search"},
+      {"--compare aggregation=buffered:2 --checkpoint " + quoted(dir_ / "c"), "--checkpoint: holds synchronous rounds; not with plan \"aggregation=buffered:2\""}};
+  for (const auto& [args, message] : cases) {
+    const auto r = run_bad(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr(message)) << args;
+  }
+  // Options that do not go with a search, all reported at once.
+  const auto r = run_bad("--search k=2 --compare objective=time --fedscale --time-bound 0 --search-dir " + quoted(dir_ / "fleet.toml"));
+  EXPECT_EQ(r.exit_code, 2);
+  for (const std::string& message : std::vector<std::string>{"--search: runs its own plans; not with --compare", "--search: compares energy",
+                                    "--time-bound: expected a positive number",
+                                    "--search-dir: " + (dir_ / "fleet.toml").string() + " is not a directory"})
+    EXPECT_THAT(r.output, HasSubstr(message));
+}
+
+#ifdef EDGETWIN_MPIEXEC
+TEST_F(FederateCli, ASearchOnTwoMpiRanksGivesTheSingleProcessBytes) {
+  fleet();
+  const std::string search = "--rounds 2 --max-test-samples 200 --target-accuracy 0.3 --search 'k=2|3' --jobs 1 ";
+  EXPECT_TRUE(run_mpi_json(search) == run_json(search)) << "the MPI search's JSON differs";
+}
+#endif
 
 TEST_F(FederateCli, AFleetWithoutALearningTableIsRefused) {
   const std::string text = small_fleet();
