@@ -378,7 +378,7 @@ RoundsOutcome simulate_plan(const FleetInstance& fleet, const CandidateTable& ta
     for (const TaskOutcome& t : outcome.tasks) ++taken[t.device];
     std::vector<ProfileCache::ProfileRequest> missing;
     for (const auto& [d, n] : taken)
-      if (profiles.tasks(d, candidate_of_device[d]) < n) missing.push_back({d, candidate_of_device[d], n});
+      if (!profiles.covers(d, candidate_of_device[d], n)) missing.push_back({d, candidate_of_device[d], n});
     if (missing.empty()) return outcome;
     profiles.ensure(missing);
   }

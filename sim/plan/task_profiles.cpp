@@ -47,8 +47,8 @@ void ProfileCache::ensure(const std::vector<ProfileRequest>& requests) {
   std::map<RunKey, int> missing_tasks;
   for (const ProfileRequest& r : requests) {
     const RunKey key = run_of(r.device, r.candidate);
+    if (covers(r.device, r.candidate, r.tasks)) continue;
     const int wanted = std::clamp(r.tasks, 1, tasks_);
-    if (tasks(r.device, r.candidate) >= wanted) continue;
     int& n = missing_tasks[key];
     n = std::max(n, wanted);
   }
@@ -68,6 +68,10 @@ void ProfileCache::ensure(const std::vector<ProfileRequest>& requests) {
   const auto results = simulate_members(missing.size(), member, chunks_);
   for (std::size_t i = 0; i < missing.size(); ++i) runs_[missing[i].first] = task_profiles(member(i), results[i]);
   simulated_ += missing.size();
+}
+
+bool ProfileCache::covers(std::size_t device, std::size_t candidate, int tasks_taken) const {
+  return tasks(device, candidate) >= std::clamp(tasks_taken, 1, tasks_);
 }
 
 int ProfileCache::tasks(std::size_t device, std::size_t candidate) const {

@@ -48,6 +48,10 @@ class ProfileCache {
   bool has(std::size_t device, std::size_t candidate) const;
   // Tasks computed for device d under candidate c (0: none).
   int tasks(std::size_t device, std::size_t candidate) const;
+  // Whether those cover a device that took `tasks_taken` tasks: every one, or as many as the
+  // cache computes (a buffered device may take more tasks than there are versions; beyond its
+  // profiles it replays its last, sim/model/fleet_tasks.hpp).
+  bool covers(std::size_t device, std::size_t candidate, int tasks_taken) const;
   const std::vector<TaskProfile>& at(std::size_t device, std::size_t candidate) const;
   // Runs simulated: (group, dataset size, configuration) triples.
   std::size_t simulated() const { return simulated_; }
