@@ -5,27 +5,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/app/sweep_plan.hpp"
 #include "sim/config/config_error.hpp"
 
 namespace edgetwin::federate {
 namespace {
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::size_t begin = 0;
-  for (std::size_t end = text.find(separator); end != std::string::npos; end = text.find(separator, begin)) {
-    out.push_back(text.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  out.push_back(text.substr(begin));
-  return out;
-}
-
 SearchAxis axis_of(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos)
     throw option_error("--search", fmt::format("\"{}\": expected KEY=V1|V2|..., KEY one of {}", text, fmt::join(kSearchKeys, ", ")));
-  SearchAxis axis{text.substr(0, eq), split(text.substr(eq + 1), '|')};
+  SearchAxis axis{text.substr(0, eq), split_on(text.substr(eq + 1), '|')};
   if (std::find(kSearchKeys.begin(), kSearchKeys.end(), axis.key) == kSearchKeys.end())
     throw option_error("--search", fmt::format("\"{}\": unknown axis \"{}\"; valid: {}", text, axis.key, fmt::join(kSearchKeys, ", ")));
   if (std::find(axis.values.begin(), axis.values.end(), "") != axis.values.end())

@@ -136,15 +136,17 @@ void check_size(const SweepOptions& o, const DeviceSpec& device, const Lists& li
 
 }  // namespace
 
-std::vector<std::string> split_on_commas(const std::string& text) {
+std::vector<std::string> split_on(const std::string& text, char separator) {
   std::vector<std::string> items;
   for (std::size_t start = 0;;) {
-    const std::size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma - start));
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
+    const std::size_t at = text.find(separator, start);
+    items.push_back(text.substr(start, at - start));
+    if (at == std::string::npos) return items;
+    start = at + 1;
   }
 }
+
+std::vector<std::string> split_on_commas(const std::string& text) { return split_on(text, ','); }
 
 std::vector<SweepPoint> plan_sweep(const SweepOptions& o, const LoadedInputs& in) {
   std::vector<Diagnostic> problems;

@@ -22,5 +22,7 @@ std::vector<SweepPoint> plan_sweep(const SweepOptions& options, const LoadedInpu
 
 // "a,b,,c" -> {"a", "b", "", "c"}: empty entries kept, for the caller to refuse.
 std::vector<std::string> split_on_commas(const std::string& text);
+// The same for another separator (edgetwin-federate --search's "V1|V2|...").
+std::vector<std::string> split_on(const std::string& text, char separator);
 
 }  // namespace edgetwin

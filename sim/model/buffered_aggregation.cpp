@@ -44,10 +44,6 @@ class BufferedRun {
         tasks_(server, settings, devices, [this](std::size_t t) { on_report(t); }), spent_(devices.size()),
         waits_for_model_(devices.size(), false), late_at_version_(devices.size(), -1),
         trace_windows_(devices.size(), AvailabilityTrace::Window{0, 0, false}) {
-    for (const RoundDevice& d : devices) {
-      availability_.push_back(d.availability.kind);
-      has_budget_.push_back(d.energy_budget_j_per_day.has_value());
-    }
     if (hooks.selection == nullptr)
       default_selection_ =
           make_client_selection(settings.selection, settings.seed, task_predictions(devices, settings.deadline_s));
@@ -92,9 +88,10 @@ class BufferedRun {
 
  private:
   bool sits_out(std::size_t d, double now) const {
-    if (!has_budget_[d]) return false;
+    const auto& budget = specs_[d].energy_budget_j_per_day;
+    if (!budget) return false;
     const auto spent = spent_[d].find(day_of(now));
-    return spent != spent_[d].end() && spent->second >= *specs_[d].energy_budget_j_per_day;
+    return spent != spent_[d].end() && spent->second >= *budget;
   }
 
   bool may_start(std::size_t d, double now) const {
@@ -105,9 +102,8 @@ class BufferedRun {
   // A trace device keeps its state between two switches: the span is kept per device, so that
   // the scan of the fleet a freed slot may start reads a flag instead of searching a trace.
   bool available(std::size_t d, double now) const {
-    if (availability_[d] == AvailabilitySpec::Kind::always) return true;
     const RoundDevice& spec = specs_[d];
-    if (availability_[d] == AvailabilitySpec::Kind::probability) return device_available(spec, d, draw_, now, settings_.seed);
+    if (spec.availability.kind != AvailabilitySpec::Kind::trace) return device_available(spec, d, draw_, now, settings_.seed);
     AvailabilityTrace::Window& w = trace_windows_[d];
     if (now < w.from_s || now >= w.until_s) w = spec.trace->window_at(spec.index_in_group, now);
     return w.active;
@@ -227,9 +223,6 @@ class BufferedRun {
   // instead of retrying for ever.
   std::vector<int> late_at_version_;
   mutable std::vector<AvailabilityTrace::Window> trace_windows_;  // per device: its trace's span last read
-  // Per device, flat: what may_start() reads of every device each time a slot frees.
-  std::vector<AvailabilitySpec::Kind> availability_;
-  std::vector<bool> has_budget_;
   std::vector<std::size_t> buffer_;
   std::deque<std::pair<std::vector<std::size_t>, double>> waiting_;  // full buffers and when they closed
   std::deque<BufferAggregation> aggregations_;  // kept until the engine ends: SimGrid touches them after completion

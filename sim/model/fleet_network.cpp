@@ -5,16 +5,12 @@
 #include <simgrid/s4u.hpp>
 
 namespace edgetwin {
-namespace {
-
 // Hosts of the network run nothing; the energy plugin still wants a wattage for each.
 simgrid::s4u::Host* endpoint(simgrid::s4u::NetZone* zone, const std::string& name) {
   auto* host = zone->create_host(name, 1.0);
   host->set_property("wattage_per_state", "0:0:0")->set_property("wattage_off", "0");  // sealed with the zone
   return host;
 }
-
-}  // namespace
 
 FleetNetwork::FleetNetwork(simgrid::s4u::NetZone* parent, const ServerSpec& server)
     : zone_(simgrid::s4u::create_star_zone("network")) {

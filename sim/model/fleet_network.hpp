@@ -41,6 +41,10 @@ class FleetNetwork {
   simgrid::s4u::Host* server_ = nullptr;
 };
 
+// A host of speed 1 that draws nothing (the energy plugin wants a wattage even for a host that
+// only sends or receives): a device's radio, or the server.
+simgrid::s4u::Host* endpoint(simgrid::s4u::NetZone* zone, const std::string& name);
+
 // Seconds a transfer of `bytes` takes when it shares no link: latency + bytes / bottleneck.
 double lone_transfer_s(double bytes, double device_bytes_per_s, double server_bytes_per_s, double latency_s);
 

@@ -60,13 +60,6 @@ struct Trainer {
   TrainingDevice trainer;
 };
 
-// The aggregation server when no SimGrid network holds it: it runs only the aggregations.
-sg4::Host* server_host(sg4::NetZone* zone) {
-  auto* host = zone->create_host("server", 1.0);
-  host->set_property("wattage_per_state", "0:0:0")->set_property("wattage_off", "0");  // for the energy plugin
-  return host;
-}
-
 sg4::ActivityPtr start_server_exec(sg4::Host* host, double seconds, ActivityCompletion& completion) {
   auto exec = sg4::Exec::init();
   exec->set_flops_amount(seconds * host->get_speed())->set_host(host);
@@ -80,6 +73,7 @@ sg4::ActivityPtr start_server_exec(sg4::Host* host, double seconds, ActivityComp
 struct FleetTasks::Device {
   std::unique_ptr<Trainer> trainer;  // nullptr: the device replays its task profiles
   sg4::Host* radio = nullptr;
+  bool busy = false;
   std::size_t tasks_trained = 0;
 };
 
@@ -110,7 +104,6 @@ FleetTasks::FleetTasks(const ServerSpec& server, const RoundSettings& settings, 
   session_ = std::make_unique<EngineSession>(energy);
   auto* root = sg4::create_empty_zone("fleet");
   states_.resize(devices.size());
-  busy_.assign(devices.size(), false);
   for (std::size_t i = 0; i < devices.size(); ++i)
     if (devices[i].profiles.empty()) states_[i].trainer = std::make_unique<Trainer>(*devices[i].training, root, i);
   if (settings.simgrid_flows) {
@@ -120,7 +113,7 @@ FleetTasks::FleetTasks(const ServerSpec& server, const RoundSettings& settings, 
     network_->seal();
     server_host_ = network_->server();
   } else {
-    server_host_ = server_host(root);
+    server_host_ = endpoint(root, "server");  // it runs only the aggregations
     egress_ = std::make_unique<SharedLink>(server.egress_bytes_per_s);
     ingress_ = std::make_unique<SharedLink>(server.ingress_bytes_per_s);
   }
@@ -132,6 +125,7 @@ FleetTasks::~FleetTasks() = default;
 
 void FleetTasks::run() { session_->run(); }
 
+bool FleetTasks::busy(std::size_t d) const { return states_[d].busy; }
 
 std::size_t FleetTasks::devices() const { return states_.size(); }
 
@@ -154,7 +148,7 @@ std::size_t FleetTasks::start_task(std::size_t d, int round) {
   task.selected_s = simulated_now_s();
   const std::size_t t = tasks_.size();
   tasks_.push_back(task);
-  busy_[d] = true;
+  states_[d].busy = true;
   transfer(Direction::download, d, settings_.download_bytes, [this, t] { on_downloaded(t); });
   return t;
 }
@@ -227,7 +221,7 @@ void FleetTasks::on_arrived(std::size_t t) {
   TaskOutcome& task = tasks_[t];
   const double now = simulated_now_s();
   task.uploaded_s = now;
-  busy_[task.device] = false;
+  states_[task.device].busy = false;
   const RoundDevice& spec = specs_[task.device];
   task.dropped = spec.availability.kind == AvailabilitySpec::Kind::trace &&
                  !spec.trace->active_throughout(spec.index_in_group, task.selected_s, now);

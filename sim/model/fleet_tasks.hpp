@@ -56,8 +56,7 @@ class FleetTasks {
   void aggregate(double seconds, std::function<void()> done);
   double aggregation_s(int updates) const;
 
-  // Inline and flat: buffered aggregation asks it of every device each time a slot frees.
-  bool busy(std::size_t d) const { return busy_[d]; }
+  bool busy(std::size_t d) const;
   std::size_t devices() const;
   std::vector<TaskOutcome>& tasks() { return tasks_; }
   const std::vector<TaskOutcome>& tasks() const { return tasks_; }
@@ -87,7 +86,6 @@ class FleetTasks {
   std::unique_ptr<SharedLink> ingress_;
   simgrid::s4u::Host* server_host_ = nullptr;
   std::deque<Device> states_;
-  std::vector<bool> busy_;  // per device: a task in flight
   std::deque<Callback> callbacks_;
   std::vector<simgrid::s4u::ActivityPtr> server_work_;  // the aggregations' activities, kept for SimGrid
   std::vector<std::size_t> arrivals_;  // tasks whose update arrived at this instant, not yet reported

@@ -34,7 +34,6 @@ void SharedLink::add(double bytes, FlowTerms terms, std::function<void()> done) 
   FlowClass& c = classes_[{terms.bound_bytes_per_s, terms.penalty}];
   c.terms = terms;
   c.flows.push(Flow{c.progress + bytes, next_order_++, std::move(done)});
-  ++flows_;
   share();
   schedule_next_end();
 }
@@ -103,7 +102,6 @@ void SharedLink::end_due_flows() {
     }
     it = c.flows.empty() ? classes_.erase(it) : std::next(it);
   }
-  flows_ -= ended.size();
   share();
   schedule_next_end();
   std::sort(ended.begin(), ended.end(), [](const Flow& a, const Flow& b) { return a.order < b.order; });

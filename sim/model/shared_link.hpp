@@ -51,7 +51,6 @@ class SharedLink {
 
   // A flow of `bytes` that starts sending now (its latency already paid).
   void add(double bytes, FlowTerms terms, std::function<void()> done);
-  std::size_t flows() const { return flows_; }
 
  private:
   struct Flow {
@@ -76,7 +75,6 @@ class SharedLink {
 
   double capacity_;
   std::map<std::pair<double, double>, FlowClass> classes_;  // by (bound, penalty)
-  std::size_t flows_ = 0;
   std::uint64_t next_order_ = 0;
   double updated_s_ = 0;
   simgrid::kernel::timer::Timer* timer_ = nullptr;

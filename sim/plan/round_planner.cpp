@@ -290,9 +290,11 @@ RoundsOutcome simulate_fleet(const FleetInstance& fleet, const std::vector<Round
   return simulate_rounds(fleet.spec.server, settings, devices);
 }
 
-RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<RoundDevice>& devices) {
+}  // namespace
+
+RoundsOutcome rounds_in_child(const std::function<RoundsOutcome()>& simulate) {
   const std::string bytes = run_in_child([&] {
-    const RoundsOutcome outcome = simulate_fleet(fleet, devices);
+    const RoundsOutcome outcome = simulate();
     std::string out;
     append_records(out, outcome.rounds);
     append_records(out, outcome.versions);
@@ -307,6 +309,12 @@ RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<Ro
   outcome.tasks = reader.records<TaskOutcome>();
   outcome.horizon_end_s = reader.records<double>().at(0);
   return outcome;
+}
+
+namespace {
+
+RoundsOutcome simulate_in_child(const FleetInstance& fleet, const std::vector<RoundDevice>& devices) {
+  return rounds_in_child([&] { return simulate_fleet(fleet, devices); });
 }
 
 // The device's tasks: exact when computed, else its alone estimate for every round.

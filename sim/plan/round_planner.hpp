@@ -32,6 +32,7 @@
 // Simulations run in child processes (one engine per process).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "sim/config/fleet_specs.hpp"
@@ -107,6 +108,10 @@ std::vector<RoundDevice> planned_round_devices(const FleetInstance& fleet, const
 
 // Every device's idle and radio figures, as its group sets them (sim/report/round_energy.hpp).
 std::vector<DevicePower> device_powers(const FleetInstance& fleet);
+
+// A round simulation run in a forked child (SimGrid allows one engine per process) and its
+// outcome read back: rounds, versions, tasks and the horizon.
+RoundsOutcome rounds_in_child(const std::function<RoundsOutcome()>& simulate);
 
 // The round settings of a fleet (K, deadline, rounds, transfers, seed).
 RoundSettings round_settings(const FleetInstance& fleet);

@@ -46,11 +46,9 @@ ProfileCache::RunKey ProfileCache::run_of(std::size_t device, std::size_t candid
 void ProfileCache::ensure(const std::vector<ProfileRequest>& requests) {
   std::map<RunKey, int> missing_tasks;
   for (const ProfileRequest& r : requests) {
-    const RunKey key = run_of(r.device, r.candidate);
     if (covers(r.device, r.candidate, r.tasks)) continue;
-    const int wanted = std::clamp(r.tasks, 1, tasks_);
-    int& n = missing_tasks[key];
-    n = std::max(n, wanted);
+    int& n = missing_tasks[run_of(r.device, r.candidate)];
+    n = std::max(n, std::clamp(r.tasks, 1, tasks_));
   }
   if (missing_tasks.empty()) return;
   std::vector<std::pair<RunKey, int>> missing;

@@ -11,10 +11,10 @@
 //
 // Contract: ProfileCache computes what is asked for per (device, configuration): its first
 // tasks, as many as asked (up to the `tasks` it was built with); ensure() simulates every missing
-// one in one batch of chunks. A device's
-// run under a configuration is its group's with its dataset size (sim/plan/fleet_instance.hpp,
-// candidate_run: nothing else is drawn per device), so devices of a group with the same size
-// share one simulation: a fleet of 500,000 devices has a few thousand sizes per group.
+// one in one batch of chunks. A device's run under a configuration is its group's with its
+// dataset size (sim/plan/fleet_instance.hpp, candidate_run: nothing else is drawn per device), so
+// devices of a group with the same size share one simulation: a fleet of 500,000 devices has a
+// few thousand sizes per group.
 #pragma once
 
 #include <map>
@@ -46,8 +46,6 @@ class ProfileCache {
   };
   void ensure(const std::vector<ProfileRequest>& requests);
   bool has(std::size_t device, std::size_t candidate) const;
-  // Tasks computed for device d under candidate c (0: none).
-  int tasks(std::size_t device, std::size_t candidate) const;
   // Whether those cover a device that took `tasks_taken` tasks: every one, or as many as the
   // cache computes (a buffered device may take more tasks than there are versions; beyond its
   // profiles it replays its last, sim/model/fleet_tasks.hpp).
@@ -59,6 +57,8 @@ class ProfileCache {
  private:
   using RunKey = std::tuple<std::size_t, std::int64_t, std::size_t>;  // group, dataset size, candidate
   RunKey run_of(std::size_t device, std::size_t candidate) const;
+  // Tasks computed for device d under candidate c (0: none).
+  int tasks(std::size_t device, std::size_t candidate) const;
 
   const FleetInstance& fleet_;
   int tasks_;

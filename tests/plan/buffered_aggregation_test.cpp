@@ -12,6 +12,7 @@
 
 #include "sim/app/child_process.hpp"
 #include "sim/model/buffered_aggregation.hpp"
+#include "sim/plan/round_planner.hpp"
 #include "sim/report/round_energy.hpp"
 
 namespace edgetwin::buffered_test {
@@ -50,20 +51,7 @@ BufferedSettings buffered(int b, int concurrency, StalenessWeight weight = Stale
 }
 
 RoundsOutcome simulate(const RoundSettings& s, const BufferedSettings& b, const std::vector<RoundDevice>& devices) {
-  const std::string bytes = run_in_child([&] {
-    const RoundsOutcome o = simulate_buffered(server(), s, b, devices);
-    std::string out;
-    append_records(out, o.versions);
-    append_records(out, o.tasks);
-    append_records(out, std::vector<double>{o.horizon_end_s});
-    return out;
-  });
-  ChildBytesReader reader(bytes);
-  RoundsOutcome o;
-  o.versions = reader.records<VersionOutcome>();
-  o.tasks = reader.records<TaskOutcome>();
-  o.horizon_end_s = reader.records<double>().at(0);
-  return o;
+  return rounds_in_child([&] { return simulate_buffered(server(), s, b, devices); });
 }
 
 std::vector<const TaskOutcome*> tasks_of(const RoundsOutcome& o, std::size_t device) {

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/child_process.hpp"
 #include "sim/app/catalogue.hpp"
 #include "sim/config/fleet_loader.hpp"
 #include "sim/config/seeded_random.hpp"
@@ -31,25 +30,11 @@ struct Fleet {
 };
 
 RoundsOutcome simulate(const Fleet& f, bool simgrid_flows) {
-  const std::string bytes = run_in_child([&] {
+  return rounds_in_child([&] {
     RoundSettings s = f.settings;
     s.simgrid_flows = simgrid_flows;
-    const RoundsOutcome o = f.buffered ? simulate_buffered(f.server, s, *f.buffered, f.devices)
-                                       : simulate_rounds(f.server, s, f.devices);
-    std::string out;
-    append_records(out, o.rounds);
-    append_records(out, o.versions);
-    append_records(out, o.tasks);
-    append_records(out, std::vector<double>{o.horizon_end_s});
-    return out;
+    return f.buffered ? simulate_buffered(f.server, s, *f.buffered, f.devices) : simulate_rounds(f.server, s, f.devices);
   });
-  ChildBytesReader reader(bytes);
-  RoundsOutcome o;
-  o.rounds = reader.records<RoundOutcome>();
-  o.versions = reader.records<VersionOutcome>();
-  o.tasks = reader.records<TaskOutcome>();
-  o.horizon_end_s = reader.records<double>().at(0);
-  return o;
 }
 
 void expect_same_date(double a, double b, const std::string& what) {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <functional>
 
-#include "sim/app/child_process.hpp"
+#include "sim/plan/round_planner.hpp"
 #include "sim/app/member_chunks.hpp"
 #include "sim/plan/task_profiles.hpp"
 #include "sim/model/round_simulation.hpp"
@@ -59,20 +59,7 @@ RoundSettings settings(int k, double deadline = 1000) {
 }
 
 RoundsOutcome simulate(const ServerSpec& server, const RoundSettings& s, const std::vector<RoundDevice>& devices) {
-  const std::string bytes = run_in_child([&] {
-    const RoundsOutcome o = simulate_rounds(server, s, devices);
-    std::string out;
-    append_records(out, o.rounds);
-    append_records(out, o.tasks);
-    append_records(out, std::vector<double>{o.horizon_end_s});
-    return out;
-  });
-  ChildBytesReader reader(bytes);
-  RoundsOutcome o;
-  o.rounds = reader.records<RoundOutcome>();
-  o.tasks = reader.records<TaskOutcome>();
-  o.horizon_end_s = reader.records<double>().at(0);
-  return o;
+  return rounds_in_child([&] { return simulate_rounds(server, s, devices); });
 }
 
 double train_s(const RoundDevice& d) { return sequential_epoch_s(d.training->device, d.training->workload, 16); }
