@@ -123,6 +123,8 @@ struct TaskOutcome {
   int applied_version = 0;
   int staleness = 0;
   double weight = 0;
+  // Field by field: comparing the records' bytes would compare their padding too.
+  bool operator==(const TaskOutcome&) const = default;
 };
 
 struct RoundOutcome {
@@ -147,6 +149,7 @@ struct VersionOutcome {
   double mean_staleness = 0;
   double weight_sum = 0;   // of the updates it applied
   int in_flight = 0;       // tasks training or transferring when it ended
+  bool operator==(const VersionOutcome&) const = default;
 };
 
 struct RoundsOutcome {
