@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "calibrate/app/calibration_plan.hpp"
 #include "calibrate/app/output_files.hpp"
@@ -11,9 +12,14 @@
 #include "calibrate/app/workload_target.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/workload_loader.hpp"
+#include "calibrate/import/machine_terms.hpp"
 #include "calibrate/import/predictable_profile.hpp"
 #include "calibrate/import/profile_import.hpp"
+#include "calibrate/profile/checked_output.hpp"
 #include "calibrate/profile/profile_writer.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/input_file.hpp"
+#include "sim/config/input_limits.hpp"
 
 namespace edgetwin::calibrate {
 
@@ -46,8 +52,44 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
   c->add_flag("--accept-disturbed", o.accept_disturbed,
               "import runs that other processes disturbed (docs/explanation/import.md, *A disturbed run*) with a warning and a note "
               "in the profile, instead of refusing them");
+  c->add_option("--device-out", o.device_out,
+                "also write the --device's file with the worker-process terms these traces measured (the handoff, "
+                "the step beside a worker, the CPU beside it, start-up, the step's share, placement) as its "
+                "[worker_processes] table; later imports on it without worker traces take them from there "
+                "(docs/explanation/import.md, *What belongs to the machine*). May name the --device's own file");
   return c;
 }
+
+namespace {
+
+// The measured worker-process terms, with the placement measured here, as the device's
+// [worker_processes]; refused when the import measured none.
+WorkerProcessTerms device_terms(const ProfileDocument& doc, const WorkloadSpec& workload, bool placement_measured) {
+  std::optional<WorkerProcessTerms> terms = doc.worker_terms;
+  if (placement_measured) {
+    if (!terms) terms = WorkerProcessTerms{.reference_cpu_freq_hz = doc.profile.costs.reference_cpu_freq_hz};
+    terms->placement_idle = doc.profile.costs.placement_idle;
+    terms->measured.emplace_back("placement_idle");
+  }
+  if (!terms) {
+    throw ConfigError({Diagnostic{"", 0, 0, "--device-out",
+                                  "these traces measured no worker-process term: they need num_workers = 1 runs beside "
+                                  "num_workers = 0 ones at the same batch size (docs/explanation/import.md, *Which short "
+                                  "runs a profile needs*), share traces or --measure-placement; nothing written"}});
+  }
+  terms->provenance = {"measured", fmt::format("edgetwin-calibrate import of workload {}'s traces on {}: {}",
+                                               workload.name, doc.profile.created, doc.profile.command)};
+  return *terms;
+}
+
+void write_device_terms(const std::filesystem::path& out, const ImportDevice& device, const WorkerProcessTerms& terms) {
+  const std::string text = with_worker_processes(
+      read_input_file(device.file, limits::toml_file_bytes, "a device file", InputDigest::not_an_input), terms);
+  write_loaded_back(out, text, [](const std::filesystem::path& written) { load_device(written); });
+  std::cout << "wrote " << out.string() << '\n';
+}
+
+}  // namespace
 
 int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_dir) {
   const std::filesystem::path workload_file = locate_workload(o.workload, data_dir);
@@ -68,6 +110,9 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   options.derivation.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
   options.command = o.command;
   options.accept_disturbed = o.accept_disturbed;
+  options.machine_terms = device.worker_processes;
+  options.machine_name = device.name;
+  if (!o.device_out.empty()) check_output_target(o.device_out, "--device-out");
   if (o.study_prefix.has_value() == !o.traces.empty()) {
     throw ConfigError({Diagnostic{"", 0, 0, "--trace / --study-prefix",
                                   "give trace CSV files or a study log prefix, not both or neither"}});
@@ -81,8 +126,11 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   }
   const auto file = o.out.empty() ? default_profile_path(".", doc.profile) : o.out;
   check_output_target(file, "--out");
+  const std::optional<WorkerProcessTerms> terms =
+      o.device_out.empty() ? std::nullopt : std::optional(device_terms(doc, workload, o.measure_placement));
   write_predictable_profile(file, doc, device, workload_file);
   std::cout << "wrote " << file.string() << '\n';
+  if (terms) write_device_terms(o.device_out, device, *terms);
   return 0;
 }
 

@@ -29,8 +29,9 @@ struct ImportCommandOptions {
   std::optional<double> reference_gpu_freq_hz;
   std::filesystem::path out;
   std::string command;
-  bool measure_placement = false;
-  bool accept_disturbed = false;  // import disturbed runs with a warning (calibrate/import/disturbance_check.hpp)  // also costs.placement_idle, measured here (calibrate/app/placement_measurement.hpp)
+  bool measure_placement = false;  // also costs.placement_idle, measured here (calibrate/app/placement_measurement.hpp)
+  bool accept_disturbed = false;   // import disturbed runs with a warning (calibrate/import/disturbance_check.hpp)
+  std::filesystem::path device_out;  // the device file with the measured [worker_processes] (calibrate/import/machine_terms.hpp)
 };
 
 CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& options);

@@ -18,7 +18,18 @@ CLI::App* add_measure_command(CLI::App& app, MeasureOptions& o) {
   c->add_flag("--cold", o.cold, "evict the dataset's files from the page cache before epoch 0");
   c->add_flag("--json", o.json, "JSON in the shape of edgetwin predict --json");
   c->add_option("--out", o.out, "write the JSON to this file instead of stdout");
+  add_disturbance_options(*c, o.disturbance, "in the JSON");
   return c;
+}
+
+RunResult train_watched(const RunSpec& spec, const DisturbancePolicy& policy, const char* command,
+                        std::vector<std::string>& disturbed) {
+  DisturbanceGuard guard(policy, MachineLoadWatch(), {}, &std::cerr);
+  RunResult result;
+  guard.measure(command, [&] { result = run_training(spec); });
+  for (const auto& text : guard.accepted()) std::cerr << "edgetwin-calibrate " << command << ": warning: " << text << '\n';
+  disturbed = guard.accepted();
+  return result;
 }
 
 int run_measure(const MeasureOptions& o, const std::filesystem::path& data_dir) {
@@ -28,13 +39,14 @@ int run_measure(const MeasureOptions& o, const std::filesystem::path& data_dir) 
   spec.epochs = o.epochs;
   spec.evict_before_first_epoch = o.cold;
   spec.measure_residency = true;
-  const RunResult result = run_training(spec);
+  std::vector<std::string> disturbed;
+  const RunResult result = train_watched(spec, o.disturbance, "measure", disturbed);
   const std::string device = device_name_or_default(o.training);
   if (!o.json && o.out.empty()) {
     std::cout << measured_run_text(result);
     return 0;
   }
-  const std::string json = measured_run_json(result, device, target.workload.name);
+  const std::string json = measured_run_json(result, device, target.workload.name, disturbed);
   if (o.out.empty()) {
     std::cout << json << '\n';
   } else {

@@ -5,7 +5,8 @@
 
 namespace edgetwin::calibrate {
 
-std::string measured_run_json(const RunResult& r, const std::string& device, const std::string& workload) {
+std::string measured_run_json(const RunResult& r, const std::string& device, const std::string& workload,
+                              const std::vector<std::string>& disturbed) {
   nlohmann::json out;
   out["device"] = device;
   out["workload"] = workload;
@@ -28,6 +29,7 @@ std::string measured_run_json(const RunResult& r, const std::string& device, con
                              {"samples", e.samples},
                              {"mean_loss", e.mean_loss}});
   }
+  if (!disturbed.empty()) out["disturbed"] = disturbed;
   return out.dump(2);
 }
 

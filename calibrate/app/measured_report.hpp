@@ -7,12 +7,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "calibrate/training/run_result.hpp"
 
 namespace edgetwin::calibrate {
 
-std::string measured_run_json(const RunResult& result, const std::string& device, const std::string& workload);
+// `disturbed`: what the host watch saw of the runs kept disturbed (--accept-disturbed), written
+// as "disturbed": [...] when there is any.
+std::string measured_run_json(const RunResult& result, const std::string& device, const std::string& workload,
+                              const std::vector<std::string>& disturbed = {});
 // One line per epoch for people.
 std::string measured_run_text(const RunResult& result);
 

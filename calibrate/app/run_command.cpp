@@ -10,6 +10,7 @@
 #include "calibrate/app/calibrator.hpp"
 #include "calibrate/app/clock_points.hpp"
 #include "calibrate/app/host_device_builder.hpp"
+#include "calibrate/app/measure_command.hpp"
 #include "calibrate/app/measured_report.hpp"
 #include "calibrate/app/output_files.hpp"
 #include "calibrate/app/profile_builder.hpp"
@@ -45,14 +46,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   c->add_option("--bench-dir", o.bench_dir, "directory for the storage benchmark file (default: the dataset's)");
   c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the run (default: detected)");
   c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the run (default: devfreq)");
-  c->add_option("--retries", o.disturbance.retries,
-                "measure a run that other processes disturbed (over 0.25 cores beside it) again, at most N times, "
-                "then exit 2")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  c->add_flag("--accept-disturbed", o.disturbance.accept_disturbed,
-              "keep a run still disturbed after its retries, with a warning and a note in the profile's provenance, "
-              "instead of exit 2");
+  add_disturbance_options(*c, o.disturbance, "in the profile's provenance");
   return c;
 }
 
@@ -129,12 +123,13 @@ std::string summary(const CalibrationData& d, const ProfileDocument& doc) {
 void run_measured_epochs(const RunOptions& o, const CalibrationSetup& s) {
   RunSpec spec = training_spec(o.training, s.target);
   spec.epochs = o.epochs;
-  const RunResult result = run_training(spec);
+  std::vector<std::string> disturbed;
+  const RunResult result = train_watched(spec, o.disturbance, "run --epochs", disturbed);
   std::cout << "measured run (workers " << spec.loader.workers << ", batch " << spec.loader.batch_size << "):\n"
             << measured_run_text(result);
   if (!o.measured_json.empty()) {
     if (o.measured_json.has_parent_path()) std::filesystem::create_directories(o.measured_json.parent_path());
-    write_output_file(o.measured_json, measured_run_json(result, s.device_name, s.target.workload.name));
+    write_output_file(o.measured_json, measured_run_json(result, s.device_name, s.target.workload.name, disturbed));
   }
 }
 

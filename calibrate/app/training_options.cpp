@@ -27,6 +27,17 @@ void add_training_options(CLI::App& c, TrainingOptions& o) {
   c.add_option("--prefetch-factor", o.prefetch_factor, "batches in flight per worker (default: the workload's)");
 }
 
+void add_disturbance_options(CLI::App& c, DisturbancePolicy& policy, const char* kept_where) {
+  c.add_option("--retries", policy.retries,
+               "measure a run that other processes disturbed (over 0.25 cores beside it) again, at most N times, "
+               "then exit 2")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  c.add_flag("--accept-disturbed", policy.accept_disturbed,
+             std::string("keep a run still disturbed after its retries, with a warning and a note ") + kept_where +
+                 ", instead of exit 2");
+}
+
 std::string default_device_name() {
   std::string name = read_host_facts().hostname;
   std::transform(name.begin(), name.end(), name.begin(),

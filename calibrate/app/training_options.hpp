@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/app/disturbance_guard.hpp"
 #include "calibrate/app/workload_target.hpp"
 #include "calibrate/training/run_spec.hpp"
 
@@ -34,6 +35,10 @@ struct TrainingOptions {
 };
 
 void add_training_options(CLI::App& command, TrainingOptions& options);
+
+// --retries and --accept-disturbed of the host watch (calibrate/app/disturbance_guard.hpp);
+// `kept_where` says where a run kept disturbed is noted.
+void add_disturbance_options(CLI::App& command, DisturbancePolicy& policy, const char* kept_where);
 
 // "host-<hostname>" in lower case with anything but [a-z0-9-] replaced by '-'.
 std::string default_device_name();

@@ -44,6 +44,7 @@ struct DerivedCosts {
   CostSpec costs;                          // provenance left empty: the caller writes it
   std::vector<std::string> derived;        // field names measured from the logs
   std::vector<std::string> kept;           // field names kept from the workload
+  std::vector<std::string> from_device;    // field names taken from the device's [worker_processes]
   std::vector<std::string> notes;          // clamps and other remarks
   std::vector<Measurement> measurements;   // compute_s_bs<N>, fetch_wait_s_per_sample, io_s_per_sample, epoch_s
 };

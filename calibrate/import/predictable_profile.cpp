@@ -11,10 +11,12 @@ namespace edgetwin::calibrate {
 ImportDevice import_device(const std::string& option, const WorkloadSpec& workload) {
   if (option.empty()) {
     const std::filesystem::path file = resolve_catalogue_file("devices", workload.costs.device);
-    return {load_costs_device(workload).name, file};
+    const DeviceSpec device = load_costs_device(workload);
+    return {device.name, file, device.worker_processes};
   }
   const std::filesystem::path file = resolve_catalogue_file("devices", option);  // lists the shipped names
-  return {load_device(file).name, file};
+  const DeviceSpec device = load_device(file);
+  return {device.name, file, device.worker_processes};
 }
 
 void write_predictable_profile(const std::filesystem::path& file, const ProfileDocument& document,

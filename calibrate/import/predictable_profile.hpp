@@ -17,6 +17,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "calibrate/profile/profile_document.hpp"
@@ -27,6 +28,7 @@ namespace edgetwin::calibrate {
 struct ImportDevice {
   std::string name;             // the device's name, for profile.device and costs.device
   std::filesystem::path file;   // the device file predict loads for it
+  std::optional<WorkerProcessTerms> worker_processes;  // its [worker_processes], when measured
 };
 
 ImportDevice import_device(const std::string& option, const WorkloadSpec& workload);

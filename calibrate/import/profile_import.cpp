@@ -7,6 +7,7 @@
 
 #include "calibrate/import/contention_derivation.hpp"
 #include "calibrate/import/disturbance_check.hpp"
+#include "calibrate/import/machine_terms.hpp"
 #include "calibrate/import/study_log_reader.hpp"
 #include "calibrate/import/trace_csv_reader.hpp"
 
@@ -89,8 +90,8 @@ void check_disturbances(const std::vector<Disturbance>& found, bool accept, std:
 }
 
 // "measured" only when nothing in the CostSpec is someone else's guess.
-Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload, const std::vector<std::string>& files,
-                            const std::string& date) {
+Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload, const ImportOptions& options,
+                            const std::vector<std::string>& files, const std::string& date) {
   Provenance p;
   const std::string& kept_kind = workload.costs.provenance.kind;
   p.kind = d.kept.empty() || kept_kind == "measured" ? "measured" : (kept_kind.empty() ? "estimate" : kept_kind);
@@ -99,6 +100,12 @@ Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload,
   if (!d.kept.empty()) {
     p.source += fmt::format("; kept from workload {} ({}): {}", workload.name,
                             kept_kind.empty() ? "unknown provenance" : kept_kind, fmt::join(d.kept, ", "));
+  }
+  if (!d.from_device.empty()) {
+    const Provenance& m = options.machine_terms->provenance;
+    p.source += fmt::format("; from device {}'s [worker_processes] ({}: {}): {}", options.machine_name, m.kind,
+                            m.source, fmt::join(d.from_device, ", "));
+    if (m.kind != "measured") p.kind = m.kind;
   }
   for (const auto& note : d.notes) p.source += "; " + note;
   return p;
@@ -126,6 +133,8 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   if (!options.share_csvs.empty())
     derive_step_share(read_for_one_rule(options.share_csvs, " (the step's share)", files, disturbed), source, derived);
   check_disturbances(disturbed, options.accept_disturbed, warnings);
+  std::optional<WorkerProcessTerms> worker_terms = measured_worker_terms(derived);
+  if (options.machine_terms) take_machine_terms(*options.machine_terms, derived);
   derived.notes.insert(derived.notes.end(), warnings.begin(), warnings.end());
   ProfileDocument doc;
   doc.profile.device = derived.costs.device;
@@ -133,7 +142,8 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   doc.profile.created = iso_utc_now();
   doc.profile.command = options.command;
   doc.profile.costs = derived.costs;
-  doc.profile.costs.provenance = costs_provenance(derived, workload, files, doc.profile.created);
+  doc.profile.costs.provenance = costs_provenance(derived, workload, options, files, doc.profile.created);
+  doc.worker_terms = std::move(worker_terms);
   doc.measurements = std::move(derived.measurements);
   doc.warnings = std::move(warnings);
   return doc;

@@ -36,6 +36,10 @@ struct ImportOptions {
   // warning and a note, instead of refusing them.
   bool accept_disturbed = false;
   std::string command;                                // the command line, for [profile]
+  // The device's [worker_processes]: the terms the logs do not measure are taken from it
+  // (calibrate/import/machine_terms.hpp).
+  std::optional<WorkerProcessTerms> machine_terms;
+  std::string machine_name;  // the device they belong to, for the provenance
 };
 
 ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec& workload);

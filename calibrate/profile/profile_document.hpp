@@ -2,6 +2,7 @@
 // the run that measured it, and the raw measurement records behind the numbers.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct ProfileDocument {
   // What the command that made it must tell its user (stderr), not written to the file: an
   // import's traces that --skip-epochs left out whole, disturbed runs it was told to accept.
   std::vector<std::string> warnings;
+  // An import's measured worker-process terms, for a device file's [worker_processes]
+  // (calibrate/import/machine_terms.hpp); not written to the profile as such.
+  std::optional<WorkerProcessTerms> worker_terms;
 };
 
 // Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".

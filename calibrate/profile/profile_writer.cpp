@@ -99,22 +99,8 @@ std::string measured_terms(const CostSpec& c) {
       points.push_back(fmt::format("{{ busy_cores = {}, factor = {} }}", p.busy_cores, toml_float(p.factor)));
     out += key_value("loader_scaling", fmt::format("[{}]", fmt::join(points, ", ")));
   }
-  if (!c.placement_idle.empty()) {
-    std::vector<std::string> points;
-    for (const PlacementIdlePoint& p : c.placement_idle)
-      points.push_back(fmt::format("{{ workers = {}, idle_core_s_per_batch = {}, prefetch_factor = {} }}", p.workers,
-                                   toml_float(p.idle_core_s_per_batch), p.prefetch_factor));
-    out += key_value("placement_idle", fmt::format("[{}]", fmt::join(points, ", ")));
-  }
-  if (!c.step_share.empty()) {
-    std::vector<std::string> points;
-    for (const StepSharePoint& p : c.step_share) {
-      const std::string cores = p.cores > 0 ? fmt::format(", cores = {}", p.cores) : "";
-      points.push_back(fmt::format("{{ workers = {}, batch_size = {}, share = {}{} }}", p.workers, p.batch_size,
-                                   toml_float(p.share), cores));
-    }
-    out += key_value("step_share", fmt::format("[{}]", fmt::join(points, ", ")));
-  }
+  if (!c.placement_idle.empty()) out += key_value("placement_idle", placement_idle_array(c.placement_idle));
+  if (!c.step_share.empty()) out += key_value("step_share", step_share_array(c.step_share));
   return out;
 }
 
@@ -167,6 +153,24 @@ std::string measurement_section(const Measurement& m) {
 }
 
 }  // namespace
+
+std::string placement_idle_array(const std::vector<PlacementIdlePoint>& points) {
+  std::vector<std::string> items;
+  for (const PlacementIdlePoint& p : points)
+    items.push_back(fmt::format("{{ workers = {}, idle_core_s_per_batch = {}, prefetch_factor = {} }}", p.workers,
+                                toml_float(p.idle_core_s_per_batch), p.prefetch_factor));
+  return fmt::format("[{}]", fmt::join(items, ", "));
+}
+
+std::string step_share_array(const std::vector<StepSharePoint>& points) {
+  std::vector<std::string> items;
+  for (const StepSharePoint& p : points) {
+    const std::string cores = p.cores > 0 ? fmt::format(", cores = {}", p.cores) : "";
+    items.push_back(fmt::format("{{ workers = {}, batch_size = {}, share = {}{} }}", p.workers, p.batch_size,
+                                toml_float(p.share), cores));
+  }
+  return fmt::format("[{}]", fmt::join(items, ", "));
+}
 
 std::string render_profile(const ProfileDocument& document) {
   check(document);

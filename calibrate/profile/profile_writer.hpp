@@ -21,12 +21,18 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::calibrate {
 
 std::string render_profile(const ProfileDocument& document);
+
+// The inline arrays of costs.placement_idle and costs.step_share (also a device file's
+// [worker_processes], calibrate/import/machine_terms.hpp).
+std::string placement_idle_array(const std::vector<PlacementIdlePoint>& points);
+std::string step_share_array(const std::vector<StepSharePoint>& points);
 void write_profile(const std::filesystem::path& path, const ProfileDocument& document);
 
 // profiles/<device>/<workload>.toml under base.

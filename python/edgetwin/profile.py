@@ -105,6 +105,24 @@ def die_with_parent():
         pass
 
 
+# What a SIGKILL of this process would leave: removed by a janitor process once this one is gone,
+# whatever the way. It waits on a pipe only this process holds open; the kernel closes it at
+# this process's end, a SIGKILL's too, and the read returns.
+JANITOR = """
+import shutil, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+sys.stdin.read()
+for path in sys.argv[1:]:
+    shutil.rmtree(path, ignore_errors=True)
+"""
+
+
+def start_janitor(paths):
+    return subprocess.Popen([sys.executable, "-c", JANITOR, *paths], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, start_new_session=True)
+
+
 # ---- the runs, each in a child process -----------------------------------------------------------
 
 def callable_named(text, option):
@@ -339,6 +357,10 @@ def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed, out)
         command.append("--measure-placement")
     if accept_disturbed:
         command.append("--accept-disturbed")
+    if args.device_out and any(run.spec.get("workers", 0) > 0 for run in plan):
+        # What worker processes cost belongs to the machine: kept in its device file, where an
+        # import of num_workers = 0 traces alone finds it (docs/explanation/import.md).
+        command += ["--device-out", args.device]
     return command
 
 
@@ -544,10 +566,10 @@ def profile(args, children):
     del dataset
     trace_dir = args.keep_traces or tempfile.mkdtemp(prefix="edgetwin-profile-")
     os.makedirs(trace_dir, exist_ok=True)
-    # What the command writes is made here and published (renamed into place) only at the end;
-    # inside the temporary trace directory, so that a SIGKILL leaves one directory behind, not two.
+    # What the command writes is made here and published (renamed into place) only at the end.
     scratch = tempfile.mkdtemp(prefix="edgetwin-profile-out-") if args.keep_traces else os.path.join(trace_dir, "out")
     os.makedirs(scratch, exist_ok=True)
+    janitor = start_janitor([scratch] if args.keep_traces else [trace_dir])
     staged_profile = os.path.join(scratch, "profile.toml")
     env = dict(os.environ, **MALLOC_ENVIRONMENT)
     # The children import this package from where this process found it.
@@ -629,6 +651,8 @@ def profile(args, children):
         if not args.keep_traces:
             shutil.rmtree(trace_dir, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
+        janitor.stdin.close()
+        janitor.wait()
 
 
 def summarise(args, timings, written):
@@ -644,11 +668,14 @@ def summarise(args, timings, written):
         if key in costs:
             say(f"  {key} = {costs[key]:.6g}")
     for part in source.split("; "):
-        if part.startswith(("from the logs", "kept from")):
+        if part.startswith(("from the logs", "kept from", "from device")):
             say(f"  {part}")
     if args.device_out:
+        with open(args.device_out, "rb") as f:
+            terms = tomllib.load(f).get("worker_processes", {})
+        measured = ", ".join(k for k in terms if k != "reference_cpu_freq_hz") or "none"
         say(f"wrote {args.device_out}: device {args.device_name}, CPU clock {costs['reference_cpu_freq_hz'] / 1e9:.4g} "
-            "GHz (the profile's reference clock)")
+            f"GHz (the profile's reference clock); what its worker processes cost ([worker_processes]): {measured}")
     if args.workload_out:
         say(f"wrote {args.workload_out}: workload {written['profile']['workload']}, its [costs] the profile's")
 

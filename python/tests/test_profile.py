@@ -177,6 +177,25 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     assert host.spec["cpu"]["freq_hz"] == pytest.approx(host_clock_hz(), rel=1e-6)
     assert written["costs"]["reference_cpu_freq_hz"] == host.spec["cpu"]["freq_hz"]
     assert host.spec["provenance"]["cpu"]["kind"] == "measured"
+    # What worker processes cost belongs to the machine: the device keeps what the w1 traces
+    # measured, at the profile's clock, and an import of the w0 traces alone on that device takes it.
+    terms = host.spec["worker_processes"]
+    measured = [k for k, v in terms.items() if k != "reference_cpu_freq_hz" and not isinstance(v, list)]
+    assert measured and "worker_startup_cpu_s" in measured, terms
+    assert terms["reference_cpu_freq_hz"] == written["costs"]["reference_cpu_freq_hz"]
+    for key in measured:  # the profile leaves a zero term out
+        assert terms[key] == written["costs"].get(key, 0.0), key
+    assert host.spec["provenance"]["worker_processes"]["kind"] == "measured"
+    w0_only = tmp_path / "w0-only" / "profile.toml"
+    done = subprocess.run([edgetwin.program("edgetwin-calibrate"), "import", "--workload", str(workload), "--device",
+                           str(device), "--trace", str(keep / "w0-b8.csv"), "--trace", str(keep / "w0-b16.csv"),
+                           "--accept-disturbed", "--out", str(w0_only)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with open(w0_only, "rb") as f:
+        from_w0 = tomllib.load(f)
+    for key in measured:
+        assert from_w0["costs"].get(key, 0.0) == terms[key], key
+    assert "from device host's [worker_processes]" in from_w0["provenance"]["costs"]["source"]
 
     # The dataset's bytes, measured: the files' sizes summed, over the samples.
     sizes = [p.stat().st_size for p in (project / "images").rglob("*.jpg")]
@@ -254,8 +273,10 @@ def test_a_kill_mid_run_leaves_no_process_and_no_profile(project, tmp_path, how)
     out = tmp_path / "profile.toml"
     marker = f"EDGETWIN_PROFILE_TEST={uuid.uuid4()}"
     name, value = marker.split("=")
+    scratch = tmp_path / "tmp"  # where its temporary traces go
+    scratch.mkdir()
     process = subprocess.Popen(profile_command(project, out, "--quick", "--accept-disturbed"), cwd=project,
-                               env=environment(**{name: value}), stderr=subprocess.PIPE, text=True)
+                               env=environment(**{name: value}, TMPDIR=str(scratch)), stderr=subprocess.PIPE, text=True)
     try:
         # Kill it in the middle of its third run (a worker trace: DataLoader worker processes alive).
         for line in process.stderr:
@@ -276,6 +297,7 @@ def test_a_kill_mid_run_leaves_no_process_and_no_profile(project, tmp_path, how)
     assert processes_with(marker) == []
     assert not out.exists()
     assert [p for p in os.listdir(tmp_path) if p.startswith("profile")] == []
+    assert os.listdir(scratch) == []  # the traces and staged outputs go too, also on SIGKILL
 
 
 def test_a_run_beside_spinning_processes_is_measured_again_then_refused(project, tmp_path):

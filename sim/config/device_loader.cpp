@@ -15,6 +15,7 @@
 #include "sim/config/medium_loader.hpp"
 #include "sim/config/operating_point.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/config/worker_process_tables.hpp"
 
 namespace edgetwin {
 namespace {
@@ -511,6 +512,7 @@ DeviceSpec load_device(const std::filesystem::path& file) {
   check_default_storage(reader, device);
   read_power_modes(reader, device);
   device.power = read_power(reader, device);
+  device.worker_processes = read_worker_processes(reader);
   reader.finish();
   return device;
 }

@@ -120,6 +120,59 @@ struct OperatingPoint {
   double emc_hz = 0;
 };
 
+// The prefetch factor of a placement_idle point that does not say: the probe's only one until
+// 2026-12-05 (PyTorch's default).
+inline constexpr int kPlacementProbePrefetch = 2;
+
+// Core time a CPU-saturated pipeline with `workers` DataLoader workers leaves idle per batch
+// handed over: the kernel places a woken thread beside its waker, and the other core idles
+// until its next tick pulls work over, where fair sharing would keep every core busy. Measured
+// with all of the device's cores online by a synthetic pipeline of spinning workers and a
+// spinning trainer (calibrate/hardware/placement_probe.hpp); docs/explanation/model.md, *Cores the kernel
+// leaves idle*. Per prefetch factor: a deeper queue keeps the workers busy through more of the
+// trainer's late batches, so fewer wake-ups find a core to leave idle.
+struct PlacementIdlePoint {
+  int workers = 0;
+  double idle_core_s_per_batch = 0;
+  int prefetch_factor = kPlacementProbePrefetch;
+};
+
+// The share of a core the trainer's single-threaded CPU step gets while DataLoader worker
+// processes keep the cores busy: its thread CPU time over its wall time, measured in real runs
+// with `workers` workers at `batch_size` (python/edgetwin_trace.py's step_cpu_s). A trainer
+// that sleeps in next() is woken ahead of the CPU-bound workers (the scheduler's wake-up
+// preemption), so its share exceeds the fair one; docs/explanation/model.md, *The trainer's share of a core*.
+// `cores`: the CPUs the run could use (its affinity), 0 for the cores the profile was measured
+// on (the device's); a share holds on that many cores only.
+struct StepSharePoint {
+  int workers = 0;
+  int batch_size = 0;
+  double share = 1;
+  int cores = 0;
+};
+
+// What a PyTorch DataLoader worker process costs on this machine, whatever the workload: the
+// handoff of a batch, the step's lengthening beside a worker, the CPU beside the critical path,
+// the worker's start-up, the trainer's share of a core and the core time the kernel leaves idle
+// ([worker_processes] of a device file). An import whose traces measured them writes them
+// (edgetwin-calibrate import --device-out); an import without worker traces (a study's
+// num_workers = 0 logs) takes them from here instead of the workload's guesses
+// (calibrate/import/machine_terms.hpp). CPU seconds at reference_cpu_freq_hz.
+struct WorkerProcessTerms {
+  double reference_cpu_freq_hz = 0;
+  double receive_cpu_s_per_batch = 0;
+  double receive_cpu_s_per_byte = 0;
+  double send_cpu_s_per_batch = 0;
+  double step_with_workers_s_per_batch = 0;
+  double step_with_workers_s_per_byte = 0;
+  double background_cpu_s_per_batch = 0;
+  double worker_startup_cpu_s = 0;
+  std::vector<PlacementIdlePoint> placement_idle;
+  std::vector<StepSharePoint> step_share;
+  std::vector<std::string> measured;  // the CostSpec field names the file holds, in file order
+  Provenance provenance;
+};
+
 struct DeviceSpec {
   std::string name;
   std::string description;
@@ -138,6 +191,7 @@ struct DeviceSpec {
   std::vector<PowerModeSpec> power_modes;  // in file order; empty: the device has none
   std::string default_power_mode;          // "" when power_modes is empty
   Provenance power_modes_provenance;
+  std::optional<WorkerProcessTerms> worker_processes;  // absent: not measured on this machine
   const StorageSpec* find_storage(const std::string& name) const;
   std::vector<std::string> storage_names() const;
 };
@@ -196,37 +250,6 @@ struct StepScalingPoint {
 struct LoaderScalingPoint {
   int busy_cores = 0;
   double factor = 1;
-};
-
-// The prefetch factor of a placement_idle point that does not say: the probe's only one until
-// 2026-12-05 (PyTorch's default).
-inline constexpr int kPlacementProbePrefetch = 2;
-
-// Core time a CPU-saturated pipeline with `workers` DataLoader workers leaves idle per batch
-// handed over: the kernel places a woken thread beside its waker, and the other core idles
-// until its next tick pulls work over, where fair sharing would keep every core busy. Measured
-// with all of the device's cores online by a synthetic pipeline of spinning workers and a
-// spinning trainer (calibrate/hardware/placement_probe.hpp); docs/explanation/model.md, *Cores the kernel
-// leaves idle*. Per prefetch factor: a deeper queue keeps the workers busy through more of the
-// trainer's late batches, so fewer wake-ups find a core to leave idle.
-struct PlacementIdlePoint {
-  int workers = 0;
-  double idle_core_s_per_batch = 0;
-  int prefetch_factor = kPlacementProbePrefetch;
-};
-
-// The share of a core the trainer's single-threaded CPU step gets while DataLoader worker
-// processes keep the cores busy: its thread CPU time over its wall time, measured in real runs
-// with `workers` workers at `batch_size` (python/edgetwin_trace.py's step_cpu_s). A trainer
-// that sleeps in next() is woken ahead of the CPU-bound workers (the scheduler's wake-up
-// preemption), so its share exceeds the fair one; docs/explanation/model.md, *The trainer's share of a core*.
-// `cores`: the CPUs the run could use (its affinity), 0 for the cores the profile was measured
-// on (the device's); a share holds on that many cores only.
-struct StepSharePoint {
-  int workers = 0;
-  int batch_size = 0;
-  double share = 1;
-  int cores = 0;
 };
 
 // Per-batch costs of this workload on one device.

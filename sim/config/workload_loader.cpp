@@ -12,6 +12,7 @@
 
 #include "sim/config/run_validator.hpp"
 #include "sim/config/toml_reader.hpp"
+#include "sim/config/worker_process_tables.hpp"
 
 namespace edgetwin {
 namespace {
@@ -236,57 +237,6 @@ void read_loader_scaling(TomlReader& reader, std::vector<LoaderScalingPoint>& po
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.busy_cores < b.busy_cores; });
 }
 
-// [[costs.placement_idle]]: one point per (prefetch factor, worker count), ascending in both for
-// the lookup (sim/model/placement_idle.hpp).
-void read_placement_idle(TomlReader& reader, std::vector<PlacementIdlePoint>& points) {
-  for (const std::string& table : reader.table_array("costs.placement_idle", Presence::optional)) {
-    PlacementIdlePoint p;
-    bool ok = reader.read_count(table + ".workers", p.workers, Presence::required, Bound::positive, "worker processes");
-    ok &= reader.read_number(table + ".idle_core_s_per_batch", p.idle_core_s_per_batch, Presence::required,
-                             Bound::non_negative, "s/batch");
-    ok &= reader.read_count(table + ".prefetch_factor", p.prefetch_factor, Presence::optional, Bound::positive,
-                            "batches per worker");
-    if (!ok) continue;
-    const bool repeated = std::any_of(points.begin(), points.end(), [&](const PlacementIdlePoint& q) {
-      return q.workers == p.workers && q.prefetch_factor == p.prefetch_factor;
-    });
-    if (repeated) {
-      reader.add_error(table, fmt::format("a second point for {} worker(s) at prefetch factor {}; expected one",
-                                          p.workers, p.prefetch_factor));
-      continue;
-    }
-    points.push_back(p);
-  }
-  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
-    return std::pair(a.prefetch_factor, a.workers) < std::pair(b.prefetch_factor, b.workers);
-  });
-}
-
-// [[costs.step_share]]: one point per (workers, batch size, cores), ascending for the lookup
-// (sim/model/step_share.hpp).
-void read_step_share(TomlReader& reader, std::vector<StepSharePoint>& points) {
-  for (const std::string& table : reader.table_array("costs.step_share", Presence::optional)) {
-    StepSharePoint p;
-    bool ok = reader.read_count(table + ".workers", p.workers, Presence::required, Bound::positive, "worker processes");
-    ok &= reader.read_count(table + ".batch_size", p.batch_size, Presence::required, Bound::positive, "samples");
-    ok &= reader.read_number(table + ".share", p.share, Presence::required, Bound::positive, "of a core");
-    ok &= reader.read_count(table + ".cores", p.cores, Presence::optional, Bound::positive, "cores");
-    if (!ok) continue;
-    const bool repeated = std::any_of(points.begin(), points.end(), [&](const StepSharePoint& q) {
-      return q.workers == p.workers && q.batch_size == p.batch_size && q.cores == p.cores;
-    });
-    if (repeated) {
-      reader.add_error(table, fmt::format("a second point for {} worker(s) at batch size {}{}; expected one", p.workers,
-                                          p.batch_size, p.cores > 0 ? fmt::format(" on {} core(s)", p.cores) : ""));
-      continue;
-    }
-    points.push_back(p);
-  }
-  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.cores, a.workers, a.batch_size) < std::tie(b.cores, b.workers, b.batch_size);
-  });
-}
-
 // A miss's measured time belongs to the medium it was read from: without the medium's name
 // it could not be kept off the others.
 void read_miss_time(TomlReader& reader, CostSpec& costs) {
@@ -334,8 +284,8 @@ void read_costs(TomlReader& reader, CostSpec& costs) {
   read_compute_curve(reader, costs.compute);
   read_step_scaling(reader, costs.cpu_step_scaling);
   read_loader_scaling(reader, costs.loader_scaling);
-  read_placement_idle(reader, costs.placement_idle);
-  read_step_share(reader, costs.step_share);
+  read_placement_idle(reader, "costs", costs.placement_idle);
+  read_step_share(reader, "costs", costs.step_share);
   read_provenance(reader, "provenance.costs", costs.provenance);
 }
 

@@ -39,5 +39,7 @@ edgetwin_add_test(calibrate_import_test
 
 # What an import writes, held to what predict takes (links the simulator's app library).
 edgetwin_add_test(calibrate_import_check_test
-  SOURCES ${EDGETWIN_IO_TEST_DIR}/import_acceptance_test.cpp
-  LIBS edgetwin_import_check)
+  SOURCES
+    ${EDGETWIN_IO_TEST_DIR}/import_acceptance_test.cpp
+    ${EDGETWIN_IO_TEST_DIR}/import_machine_terms_test.cpp
+  LIBS edgetwin_import_check GTest::gmock)

@@ -130,7 +130,7 @@ struct Comparison {
 
 nlohmann::json measure_json(const fs::path& dir, const fs::path& workload, const std::string& config) {
   const auto r = run_command(calibrate_bin() + " measure --workload " + quoted(workload) + " --dataset " +
-                             quoted(dir / "mnist") + config + " --json --device-name host-e2e");
+                             quoted(dir / "mnist") + config + kSharedMachine + " --json --device-name host-e2e");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.exit_code == 0 ? nlohmann::json::parse(r.output) : nlohmann::json();
 }
@@ -428,6 +428,28 @@ TEST_F(CalibrateE2E, ARunBesideASpinningProcessIsMeasuredAgainThenRefused) {
   EXPECT_FALSE(fs::exists(profile));
   for (const auto& entry : fs::directory_iterator(dir_->path()))
     EXPECT_EQ(entry.path().filename().string().find(".disturbed.toml"), std::string::npos) << "temp file left behind";
+}
+
+// `measure` is watched as `run` is: beside a spinning process its epochs are refused with no
+// file written, or kept with --accept-disturbed, a warning and the same text in the JSON.
+TEST_F(CalibrateE2E, AMeasureBesideASpinningProcessIsRefusedOrKeptWithANote) {
+  const fs::path out = dir_->path() / "measured.json";
+  const SpinningChild spinning;
+  const std::string command = calibrate_bin() + " measure --workload " + quoted(workload_) + " --dataset " +
+                              quoted(dir_->path() / "mnist") + " --epochs 1 --retries 0 --out " + quoted(out);
+  const auto refused = run_command(command);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("measure: other processes kept "), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(out));
+  const auto kept = run_command(command + " --accept-disturbed");
+  ASSERT_EQ(kept.exit_code, 0) << kept.output;
+  EXPECT_NE(kept.output.find("edgetwin-calibrate measure: warning: disturbed run accepted: measure: other processes "
+                             "kept "),
+            std::string::npos)
+      << kept.output;
+  const auto json = nlohmann::json::parse(test_support::read_text(out));
+  ASSERT_EQ(json.at("disturbed").size(), 1u);
+  EXPECT_NE(json.at("disturbed")[0].get<std::string>().find("other processes kept "), std::string::npos);
 }
 
 // --accept-disturbed keeps such runs: a warning for each on stderr, the same text in the costs'

@@ -133,7 +133,7 @@ TEST_F(DeviceLoader, TypoInOptionalKeyDoesNotFallBackToTheDefault) {
 TEST_F(DeviceLoader, UnknownTableSuggestsTheKnownOne) {
   EXPECT_THAT(errors_after("[gpu]", "[gpuu]"),
               ElementsAre(at("10:2: gpuu: unknown key; did you mean \"gpu\"? "
-                             "(valid here: device, cpu, provenance, gpu, memory, link, storage, power_mode, power)"),
+                             "(valid here: device, cpu, provenance, gpu, memory, link, storage, power_mode, power, worker_processes)"),
                           at("29:1: provenance.gpu: unknown key; did you mean \"cpu\"? "
                              "(valid here: cpu, memory, storage)")));
 }

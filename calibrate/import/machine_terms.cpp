@@ -1,0 +1,123 @@
+#include "calibrate/import/machine_terms.hpp"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "calibrate/profile/profile_writer.hpp"
+#include "calibrate/profile/toml_text.hpp"
+
+namespace edgetwin::calibrate {
+
+namespace {
+
+// A scalar term: its name in CostSpec and in [worker_processes], and whether it is CPU time
+// (rescaled with the clock) or a wall time that is not.
+struct ScalarTerm {
+  std::string_view name;
+  double WorkerProcessTerms::*machine;
+  double CostSpec::*costs;
+};
+
+// Every one is seconds the simulator turns into cycles at the costs' clock (sim/model/work_model.cpp),
+// so every one is rescaled with it.
+constexpr std::array<ScalarTerm, 7> kScalarTerms{{
+    {"receive_cpu_s_per_batch", &WorkerProcessTerms::receive_cpu_s_per_batch, &CostSpec::receive_cpu_s_per_batch},
+    {"receive_cpu_s_per_byte", &WorkerProcessTerms::receive_cpu_s_per_byte, &CostSpec::receive_cpu_s_per_byte},
+    {"send_cpu_s_per_batch", &WorkerProcessTerms::send_cpu_s_per_batch, &CostSpec::send_cpu_s_per_batch},
+    {"step_with_workers_s_per_batch", &WorkerProcessTerms::step_with_workers_s_per_batch,
+     &CostSpec::step_with_workers_s_per_batch},
+    {"step_with_workers_s_per_byte", &WorkerProcessTerms::step_with_workers_s_per_byte,
+     &CostSpec::step_with_workers_s_per_byte},
+    {"background_cpu_s_per_batch", &WorkerProcessTerms::background_cpu_s_per_batch,
+     &CostSpec::background_cpu_s_per_batch},
+    {"worker_startup_cpu_s", &WorkerProcessTerms::worker_startup_cpu_s, &CostSpec::worker_startup_cpu_s},
+}};
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void take(std::string_view name, DerivedCosts& out) {
+  out.from_device.emplace_back(name);
+  std::erase(out.kept, std::string(name));
+}
+
+bool is_worker_processes_header(const std::string& line) {
+  return line.starts_with("[worker_processes") || line.starts_with("[[worker_processes") ||
+         line.starts_with("[provenance.worker_processes]");
+}
+
+}  // namespace
+
+std::optional<WorkerProcessTerms> measured_worker_terms(const DerivedCosts& derived) {
+  WorkerProcessTerms terms;
+  terms.reference_cpu_freq_hz = derived.costs.reference_cpu_freq_hz;
+  for (const ScalarTerm& t : kScalarTerms) {
+    if (!listed(derived.derived, t.name)) continue;
+    terms.*t.machine = derived.costs.*t.costs;
+    terms.measured.emplace_back(t.name);
+  }
+  if (listed(derived.derived, "step_share")) {
+    terms.step_share = derived.costs.step_share;
+    terms.measured.emplace_back("step_share");
+  }
+  if (listed(derived.derived, "placement_idle")) {
+    terms.placement_idle = derived.costs.placement_idle;
+    terms.measured.emplace_back("placement_idle");
+  }
+  if (terms.measured.empty()) return std::nullopt;
+  return terms;
+}
+
+void take_machine_terms(const WorkerProcessTerms& machine, DerivedCosts& out) {
+  const double to_costs_clock = machine.reference_cpu_freq_hz / out.costs.reference_cpu_freq_hz;
+  for (const ScalarTerm& t : kScalarTerms) {
+    if (!listed(machine.measured, t.name) || listed(out.derived, t.name)) continue;
+    out.costs.*t.costs = machine.*t.machine * to_costs_clock;
+    take(t.name, out);
+  }
+  if (listed(machine.measured, "step_share") && !listed(out.derived, "step_share")) {
+    out.costs.step_share = machine.step_share;
+    take("step_share", out);
+  }
+  if (listed(machine.measured, "placement_idle") && !listed(out.derived, "placement_idle")) {
+    out.costs.placement_idle = machine.placement_idle;
+    take("placement_idle", out);
+  }
+  if (to_costs_clock != 1.0 && !out.from_device.empty()) {
+    out.notes.push_back(fmt::format("the device's worker-process terms were measured at {} Hz and are rescaled to "
+                                    "{} Hz (x {:.4g})",
+                                    machine.reference_cpu_freq_hz, out.costs.reference_cpu_freq_hz, to_costs_clock));
+  }
+}
+
+std::string with_worker_processes(const std::string& device_text, const WorkerProcessTerms& terms) {
+  // The device's text up to its own [worker_processes] tables (which this file wrote before and
+  // which are left out) and everything else as it was, comments included.
+  std::istringstream in(device_text);
+  std::string out, line;
+  bool skipping = false;
+  while (std::getline(in, line)) {
+    const std::string trimmed = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
+    if (trimmed.starts_with("[")) skipping = is_worker_processes_header(trimmed);
+    if (!skipping) out += line + '\n';
+  }
+  while (out.ends_with("\n\n")) out.pop_back();
+  out += "\n[worker_processes]\n# What a DataLoader worker process costs on this machine, whatever the workload\n"
+         "# (docs/explanation/import.md, *What belongs to the machine*); see [provenance.worker_processes].\n";
+  out += fmt::format("reference_cpu_freq_hz = {}\n", toml_float(terms.reference_cpu_freq_hz));
+  for (const ScalarTerm& t : kScalarTerms) {
+    if (listed(terms.measured, t.name)) out += fmt::format("{} = {}\n", t.name, toml_float(terms.*t.machine));
+  }
+  if (!terms.placement_idle.empty()) out += "placement_idle = " + placement_idle_array(terms.placement_idle) + "\n";
+  if (!terms.step_share.empty()) out += "step_share = " + step_share_array(terms.step_share) + "\n";
+  out += fmt::format("\n[provenance.worker_processes]\nkind = {}\nsource = {}\n", toml_string(terms.provenance.kind),
+                     toml_string(terms.provenance.source));
+  return out;
+}
+
+}  // namespace edgetwin::calibrate

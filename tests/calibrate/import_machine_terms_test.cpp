@@ -1,0 +1,201 @@
+// What belongs to the machine (calibrate/import/machine_terms.hpp): an import with worker
+// traces measures the worker-process terms for the device's [worker_processes]; an import of
+// num_workers = 0 traces alone takes them from the device, rescaled to its clock, instead of the
+// workload's guesses; the terms the logs measured are never replaced; the device file written
+// with them loads and is rewritten in place, not appended to.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "calibrate/import/machine_terms.hpp"
+#include "calibrate/import/profile_import.hpp"
+#include "calibrate/profile/profile_writer.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/device_loader.hpp"
+#include "sim/config/profile_loader.hpp"
+#include "tests/calibrate/io_test_support.hpp"
+
+namespace edgetwin::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::error_of;
+using testing::TempDir;
+using testing::write_text;
+
+const std::string kHeader = "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s\n";
+
+WorkloadSpec cpu_workload() {
+  WorkloadSpec w;
+  w.name = "lenet-mnist";
+  w.dataset.samples = 60000;
+  w.loader.batch_size = 16;
+  CostSpec& c = w.costs;
+  c.device = "host-x86-2core";
+  c.reference_cpu_freq_hz = 2.096e9;
+  c.receive_cpu_s_per_batch = 0.5e-3;  // the workload's guesses
+  c.worker_startup_cpu_s = 0.05;
+  c.compute = {{16}, {1e-3}};
+  c.provenance = {"estimate", "guessed"};
+  return w;
+}
+
+// A num_workers = 0 run at batch 16: 0.96 ms of loading, a 1.2 ms step.
+std::string sequential_rows() {
+  std::string csv;
+  for (int b = 0; b < 6; ++b) csv += fmt::format("0,{},16,0.00096,0.0012,50304,0,,1,{}\n", b, b == 0 ? "0.0001" : "");
+  return csv;
+}
+
+// A num_workers = 1 run beside it: the worker ahead, a 0.3 ms wait (the receive), a 1.5 ms step
+// (0.3 ms longer), and a first batch 0.02 + 0.05 s after iter().
+std::string one_worker_rows() {
+  std::string csv;
+  for (int b = 0; b < 8; ++b)
+    csv += fmt::format("0,{},16,{},0.0015,50304,1,2,1,{}\n", b, b < 2 ? 0.05 : 0.0003, b == 0 ? "0.02" : "");
+  return csv;
+}
+
+ProfileDocument import_of(const TempDir& dir, const std::string& rows, std::optional<WorkerProcessTerms> machine) {
+  write_text(dir / "t.csv", kHeader + rows);
+  ImportOptions o;
+  o.trace_csvs = {dir / "t.csv"};
+  o.command = "edgetwin-calibrate import --trace t.csv";
+  o.machine_terms = std::move(machine);
+  o.machine_name = "host-x86-2core";
+  return import_profile(o, cpu_workload());
+}
+
+// Measured on the same machine class at twice the profile's clock: every CPU second doubles.
+WorkerProcessTerms machine_at_twice_the_clock() {
+  WorkerProcessTerms m;
+  m.reference_cpu_freq_hz = 2 * 2.096e9;
+  m.receive_cpu_s_per_batch = 0.25e-3;
+  m.receive_cpu_s_per_byte = 1e-9;
+  m.step_with_workers_s_per_batch = 0.1e-3;
+  m.worker_startup_cpu_s = 0.2;
+  m.step_share = {{2, 16, 0.7, 0}};
+  m.placement_idle = {{2, 1.5e-3, 2}};
+  m.measured = {"receive_cpu_s_per_batch", "receive_cpu_s_per_byte", "step_with_workers_s_per_batch",
+                "worker_startup_cpu_s", "placement_idle", "step_share"};
+  m.provenance = {"measured", "edgetwin-calibrate import of workload w's traces on 2026-12-06"};
+  return m;
+}
+
+TEST(MachineTerms, AnImportWithAWorkerMeasuresTheMachinesTerms) {
+  TempDir dir;
+  const ProfileDocument doc = import_of(dir, sequential_rows() + one_worker_rows(), std::nullopt);
+  ASSERT_TRUE(doc.worker_terms.has_value());
+  const WorkerProcessTerms& t = *doc.worker_terms;
+  EXPECT_EQ(t.reference_cpu_freq_hz, 2.096e9);
+  EXPECT_NEAR(t.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_NEAR(t.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_NEAR(t.worker_startup_cpu_s, 0.02 + 0.05 - 0.00096, 1e-12);
+  EXPECT_THAT(t.measured, ::testing::IsSupersetOf({"receive_cpu_s_per_batch", "step_with_workers_s_per_batch",
+                                                   "worker_startup_cpu_s"}));
+  EXPECT_THAT(t.measured, ::testing::Not(::testing::Contains("step_share")));
+}
+
+TEST(MachineTerms, NoWorkerTracesMeasureNoMachineTerm) {
+  TempDir dir;
+  EXPECT_FALSE(import_of(dir, sequential_rows(), std::nullopt).worker_terms.has_value());
+}
+
+TEST(MachineTerms, AnImportWithoutWorkersTakesTheDevicesTermsRescaledToItsClock) {
+  TempDir dir;
+  const ProfileDocument doc = import_of(dir, sequential_rows(), machine_at_twice_the_clock());
+  write_text(dir / "p.toml", render_profile(doc));
+  const CostSpec c = load_profile(dir / "p.toml").costs;
+  EXPECT_DOUBLE_EQ(c.receive_cpu_s_per_batch, 0.5e-3);  // 0.25 ms at twice the clock, not the workload's guess
+  EXPECT_DOUBLE_EQ(c.receive_cpu_s_per_byte, 2e-9);
+  EXPECT_DOUBLE_EQ(c.step_with_workers_s_per_batch, 0.2e-3);
+  EXPECT_DOUBLE_EQ(c.worker_startup_cpu_s, 0.4);
+  ASSERT_EQ(c.step_share.size(), 1u);
+  EXPECT_EQ(c.step_share[0].share, 0.7);  // a share of a core: no clock in it
+  ASSERT_EQ(c.placement_idle.size(), 1u);
+  EXPECT_EQ(c.placement_idle[0].idle_core_s_per_batch, 1.5e-3);
+  const std::string& source = c.provenance.source;
+  EXPECT_THAT(source, HasSubstr("from device host-x86-2core's [worker_processes] (measured: edgetwin-calibrate import "
+                                "of workload w's traces on 2026-12-06): receive_cpu_s_per_batch, "));
+  EXPECT_THAT(source, HasSubstr("rescaled to 2096000000 Hz (x 2)"));
+  EXPECT_THAT(source, ::testing::Not(HasSubstr("kept from workload lenet-mnist (estimate): worker_startup_cpu_s")));
+}
+
+TEST(MachineTerms, WhatTheLogsMeasuredIsNeverReplacedByTheDevices) {
+  TempDir dir;
+  const ProfileDocument doc = import_of(dir, sequential_rows() + one_worker_rows(), machine_at_twice_the_clock());
+  const CostSpec& c = doc.profile.costs;
+  EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
+  EXPECT_NEAR(c.worker_startup_cpu_s, 0.02 + 0.05 - 0.00096, 1e-12);
+  EXPECT_NEAR(c.step_with_workers_s_per_batch, 0.3e-3, 1e-12);
+  ASSERT_EQ(c.step_share.size(), 1u);  // not in these traces: the device's
+  EXPECT_EQ(c.step_share[0].share, 0.7);
+}
+
+fs::path shipped_host() { return fs::path(EDGETWIN_SOURCE_DIR) / "devices/host-x86-2core.toml"; }
+
+TEST(MachineTerms, TheDeviceFileWithTheTermsLoadsAndIsRewrittenNotAppended) {
+  TempDir dir;
+  fs::copy(fs::path(EDGETWIN_SOURCE_DIR) / "devices/media", dir / "media", fs::copy_options::recursive);
+  const std::string original = testing::read_text(shipped_host());
+  const std::string once = with_worker_processes(original, machine_at_twice_the_clock());
+  write_text(dir / "host.toml", once);
+  const DeviceSpec d = load_device(dir / "host.toml");
+  ASSERT_TRUE(d.worker_processes.has_value());
+  EXPECT_EQ(d.worker_processes->measured, machine_at_twice_the_clock().measured);
+  EXPECT_EQ(d.worker_processes->worker_startup_cpu_s, 0.2);
+  EXPECT_EQ(d.worker_processes->step_share[0].share, 0.7);
+  EXPECT_EQ(d.worker_processes->placement_idle[0].idle_core_s_per_batch, 1.5e-3);
+  EXPECT_EQ(d.worker_processes->provenance.kind, "measured");
+  EXPECT_EQ(d.cpu.freq_hz, 2.096e9);
+  EXPECT_TRUE(d.power.has_value());  // the rest of the device as it was
+  EXPECT_THAT(once, HasSubstr("# Power of this VM's share of its server"));  // its comments too
+  WorkerProcessTerms other = machine_at_twice_the_clock();
+  other.worker_startup_cpu_s = 0.3;
+  const std::string twice = with_worker_processes(once, other);
+  EXPECT_EQ(twice, with_worker_processes(original, other));
+  write_text(dir / "host.toml", twice);
+  EXPECT_EQ(load_device(dir / "host.toml").worker_processes->worker_startup_cpu_s, 0.3);
+}
+
+std::string device_error(const TempDir& dir, const std::string& table) {
+  fs::copy(fs::path(EDGETWIN_SOURCE_DIR) / "devices/media", dir / "media", fs::copy_options::recursive);
+  write_text(dir / "host.toml", testing::read_text(shipped_host()) + table);
+  return error_of<ConfigError>([&] { load_device(dir / "host.toml"); });
+}
+
+TEST(MachineTerms, ABadWorkerProcessesTableIsRefusedAndLocated) {
+  {
+    TempDir dir;
+    EXPECT_THAT(device_error(dir, "\n[worker_processes]\nreference_cpu_freq_hz = 2e9\n"
+                                  "\n[provenance.worker_processes]\nkind = \"measured\"\nsource = \"x\"\n"),
+                HasSubstr("worker_processes: no term; expected at least one of receive_cpu_s_per_batch"));
+  }
+  {
+    TempDir dir;
+    const std::string error =
+        device_error(dir, "\n[worker_processes]\nreference_cpu_freq_hz = 2e9\nreceive_cpu_s_per_batch = -1\n"
+                          "\n[provenance.worker_processes]\nkind = \"measured\"\nsource = \"x\"\n");
+    EXPECT_THAT(error, HasSubstr(":62:27: worker_processes.receive_cpu_s_per_batch: expected a non-negative number "
+                                 "(s/batch), got -1"));
+    EXPECT_THAT(error, ::testing::Not(HasSubstr("no term")));
+  }
+  {
+    TempDir dir;
+    EXPECT_THAT(device_error(dir, "\n[worker_processes]\nreference_cpu_freq_hz = 2e9\nworker_startup_cpu_s = 0.1\n"),
+                HasSubstr("provenance.worker_processes"));
+  }
+  {
+    TempDir dir;
+    EXPECT_THAT(device_error(dir, "\n[worker_processes]\nworker_startup_cpu_s = 0.1\n"
+                                  "\n[provenance.worker_processes]\nkind = \"measured\"\nsource = \"x\"\n"),
+                HasSubstr("worker_processes.reference_cpu_freq_hz"));
+  }
+}
+
+}  // namespace
+}  // namespace edgetwin::calibrate
