@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Checks what belongs to the machine (docs/explanation/import.md, *What belongs to the machine*):
+# a profile made from num_workers = 0 traces alone, on a device whose [worker_processes] another
+# workload measured, against real runs with worker processes.
+#
+#   scripts/validate-machine-terms.sh [WORK_DIR] [BUILD_DIR]
+#
+# 1. Workload A, the one that measures the machine: LeNet on 4,000 unpadded 128-pixel JPEG files
+#    through a Resize + CenterCrop transform, profiled by `python3 -m edgetwin.profile` (its full
+#    plan: worker traces, share traces, the placement probe) with --device-out: the host's
+#    device file, with [worker_processes].
+# 2. Workload B, checked: the grey LeNet on 6,000 64-pixel JPEG files padded to about 18 KB,
+#    through the PyTorch runner's RandomResizedCrop(28) (validate/pytorch_train.py): other files,
+#    another size, another transform. One `edgetwin-validate --runner pytorch
+#    --calibrate-each-round` session measures its grid (workers 0 to 4) and predicts it with
+#    the full recipe each round.
+# 3. The same runs predicted again (--rescore, no new runs) with B's profile from its
+#    num_workers = 0 traces alone (the session's first round): once on the device with
+#    [worker_processes], once on the device without them (the workload's guesses).
+#
+# WORK_DIR (default machine-terms-work) receives everything; reports in WORK_DIR/report-*.
+# About 11 minutes on the 2-core dev VM; keep the machine otherwise idle.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(realpath -m "${1:-machine-terms-work}")
+build=$(realpath "${2:-build}")
+calibrate=$build/calibrate/app/edgetwin-calibrate
+validate=$build/validate/edgetwin-validate
+mkdir -p "$work"
+export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
+export EDGETWIN_CALIBRATE=$calibrate
+
+# ---- A: the machine's terms -------------------------------------------------------------------
+if [ ! -e "$work/a/.complete" ]; then
+  rm -rf "$work/a" && mkdir -p "$work/a"
+  "$calibrate" make-dataset --format jpeg-folder --samples 4000 --image-size 128 --out "$work/a/images" >&2
+  cat > "$work/a/machine_a.py" <<'EOF'
+import os
+import torch
+import torchvision
+from torchvision import transforms
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "images")
+
+
+def make_transform():
+    return transforms.Compose([transforms.Grayscale(), transforms.Resize(32), transforms.CenterCrop(28),
+                               transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+
+
+def make_dataset(transform):
+    return torchvision.datasets.ImageFolder(ROOT, transform)
+
+
+def make_model():
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 6, 5, padding=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(6, 16, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+        torch.nn.Linear(400, 120), torch.nn.ReLU(), torch.nn.Linear(120, 84), torch.nn.ReLU(),
+        torch.nn.Linear(84, 10))
+EOF
+  # Debian's python3, with python3-torch and python3-torchvision (the README's install), whatever
+  # python3 comes first on PATH.
+  (cd "$work/a" && /usr/bin/python3 -m edgetwin.profile --dataset machine_a:make_dataset --transform machine_a:make_transform \
+     --model machine_a:make_model --batch-sizes 16,32 --device-out host.toml --workload-out a.toml \
+     --keep-traces traces --out a-profile.toml)
+  touch "$work/a/.complete"
+fi
+host=$work/a/host.toml
+# The same device without [worker_processes]: what an import had before them.
+awk '/^\[worker_processes\]|^\[provenance.worker_processes\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' \
+  "$host" > "$work/host-without-terms.toml"
+
+# ---- B: the workload checked --------------------------------------------------------------------
+data=$work/b/images
+if [ ! -e "$work/b/.complete" ]; then
+  rm -rf "$work/b" && mkdir -p "$work/b"
+  "$calibrate" make-dataset --format jpeg-folder --samples 6000 --image-size 64 --out "$data" >&2
+  "$validate" pad-jpeg-metadata --dataset "$data" --bytes 16384 >&2
+  "$validate" export-grey-lenet --out "$work/b/grey-lenet5.pt" >&2
+  touch "$work/b/.complete"
+fi
+bytes=$(find "$data" -type f -name '*.jpg' -printf '%s\n' | awk '{ s += $1; n++ } END { printf "%d", s / n }')
+sed -e 's/^name = "lenet-jpeg-folder"/name = "lenet-jpeg-18k"/' -e 's/^samples = 20000$/samples = 6000/' \
+    -e "s/^sample_bytes = 71851 /sample_bytes = $bytes /" -e 's/^device = "host-x86-2core"/device = "host"/' \
+    workloads/lenet-jpeg-folder.toml > "$work/b/b.toml"
+grep -q 'name = "lenet-jpeg-18k"' "$work/b/b.toml" && grep -q "sample_bytes = $bytes " "$work/b/b.toml"
+cat > "$work/b/grid.toml" <<'EOF'
+# Workload B's grid: no workers-0 point at batch 16 (the calibration's), every other point with
+# worker processes, where the machine's terms matter.
+[grid]
+repeats = 3
+epochs = 2
+max_samples = 0
+seed = 1
+
+[defaults]
+batch_size = 16
+workers = 2
+prefetch_factor = 2
+cache = "warm"
+
+[[config]]
+name = "w0-b32"
+workers = 0
+batch_size = 32
+
+[[config]]
+name = "w1-b16"
+workers = 1
+
+[[config]]
+name = "w2-b16"
+
+[[config]]
+name = "w4-b16"
+workers = 4
+
+[[config]]
+name = "w2-b32"
+batch_size = 32
+
+[[config]]
+name = "w2-b16-pf4"
+prefetch_factor = 4
+
+[[config]]
+name = "w2-b16-1core"
+cores = 1
+EOF
+find "$data" -type f -exec cat {} + > /dev/null  # calibration expects a warm cache
+session=(--runner pytorch --workload "$work/b/b.toml" --dataset "$data" --model "$work/b/grey-lenet5.pt"
+         --crop-size 28 --grid "$work/b/grid.toml")
+[ -e "$work/report-full/report.json" ] ||
+  "$validate" "${session[@]}" --device "$host" --calibrate-each-round --max-load 0 --out "$work/report-full"
+
+# B's profile from its num_workers = 0 traces alone: the first round's calibration, less the
+# worker and share traces.
+traces=$(find "$work/report-full" -name 'round-1-w0-b*.csv' ! -name '*cold*' | sort)
+cold=$(find "$work/report-full" -name 'round-1-w0-b*-cold-then-warm.csv')
+scaling=$(find "$work/report-full" -name 'round-1-scaling.csv' -o -name 'round-1-loader-scaling.csv' | sort)
+[ -n "$traces" ] && [ -n "$cold" ] && [ -n "$scaling" ]
+clock=$(awk -F' = ' '/^freq_hz/ { print $2; exit }' "$host")
+import_w0() {  # device file, profile out
+  local args=(import --workload "$work/b/b.toml" --device "$1" --reference-cpu-freq-hz "$clock"
+              --cold-then-warm-trace "$cold" --storage-name "$(awk -F'"' '/^default_storage/ { print $2 }' "$host")"
+              --accept-disturbed --out "$2")
+  for t in $traces $scaling; do args+=(--trace "$t"); done
+  "$calibrate" "${args[@]}"
+}
+import_w0 "$host" "$work/b/w0-with-machine-terms.toml"
+import_w0 "$work/host-without-terms.toml" "$work/b/w0-with-workload-guesses.toml"
+for kind in with-machine-terms with-workload-guesses; do
+  "$validate" "${session[@]}" --device "$host" --profile "$work/b/w0-$kind.toml" \
+    --rescore "$work/report-full/report.json" --out "$work/report-w0-$kind"
+done
