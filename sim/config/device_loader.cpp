@@ -424,11 +424,7 @@ void refuse_without_gpu(TomlReader& reader, const std::string& key) {
 // mistake. Every watt figure is required and non-negative except dvfs_exponent.
 std::optional<PowerSpec> read_power(TomlReader& reader, const DeviceSpec& device) {
   if (!reader.has("power")) {
-    if (reader.contains("provenance.power")) {
-      Provenance unused;
-      read_provenance(reader, "provenance.power", unused);
-      reader.add_error("provenance.power", "not used: the file has no [power] table; remove it");
-    }
+    refuse_provenance_without_table(reader, "power");
     return std::nullopt;
   }
   PowerSpec power;
@@ -474,11 +470,7 @@ constexpr std::array<std::string_view, 2> kLinkKinds{"pcie", "nvlink"};
 // [link], optional: discrete accelerators and the interconnect between them and the host.
 std::optional<LinkSpec> read_link(TomlReader& reader, const DeviceSpec& device) {
   if (!reader.has("link")) {
-    if (reader.contains("provenance.link")) {
-      Provenance unused;
-      read_provenance(reader, "provenance.link", unused);
-      reader.add_error("provenance.link", "not used: the file has no [link] table; remove it");
-    }
+    refuse_provenance_without_table(reader, "link");
     if (device.gpu && device.gpu->count > 1)
       reader.add_error("gpu.count", fmt::format("expected a [link] with {} accelerators: a data-parallel run sends the "
                                                 "batch and the gradients over it (kind, bandwidth_bytes_per_s, "

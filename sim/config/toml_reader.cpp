@@ -679,6 +679,14 @@ std::vector<std::string> TomlReader::asked_children(const std::string& parent) c
   return children;
 }
 
+void refuse_provenance_without_table(TomlReader& reader, std::string_view table) {
+  const std::string key = fmt::format("provenance.{}", table);
+  if (!reader.contains(key)) return;
+  Provenance unused;
+  read_provenance(reader, key, unused);
+  reader.add_error(key, fmt::format("not used: the file has no [{}] table; remove it", table));
+}
+
 bool read_provenance(TomlReader& reader, std::string_view key, Provenance& out) {
   if (!reader.has(key)) {
     reader.add_error(key, R"(missing required key; expected { kind = "measured" | "spec" | "counted" | "estimate", )"

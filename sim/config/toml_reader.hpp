@@ -139,6 +139,10 @@ class TomlReader {
 // Reads one { kind, source } table such as provenance.cpu; kind is measured, spec or estimate.
 bool read_provenance(TomlReader& reader, std::string_view key, Provenance& out);
 
+// An optional table that is absent: its provenance.<table>, if given anyway, is read (so it is
+// not also an unknown key) and refused as unused.
+void refuse_provenance_without_table(TomlReader& reader, std::string_view table);
+
 // `unknown storage "ssd2"; valid: sd, emmc, nvme`: the message for a value outside a fixed set.
 std::string unknown_choice_message(std::string_view what, std::string_view value,
                                    const std::vector<std::string>& valid);

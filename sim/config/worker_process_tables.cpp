@@ -78,11 +78,7 @@ constexpr std::array<TermField, 7> kTermFields{{
 
 std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
   if (!reader.has("worker_processes")) {
-    if (reader.contains("provenance.worker_processes")) {
-      Provenance unused;
-      read_provenance(reader, "provenance.worker_processes", unused);
-      reader.add_error("provenance.worker_processes", "not used: the file has no [worker_processes] table; remove it");
-    }
+    refuse_provenance_without_table(reader, "worker_processes");
     return std::nullopt;
   }
   WorkerProcessTerms terms;

@@ -21,22 +21,6 @@ using testing::error_of;
 using testing::TempDir;
 using testing::write_text;
 
-WorkloadSpec cpu_workload() {
-  WorkloadSpec w;
-  w.name = "lenet-mnist";
-  w.dataset.samples = 60000;
-  w.loader.batch_size = 16;
-  CostSpec& c = w.costs;
-  c.device = "host-x86-2core";
-  c.reference_cpu_freq_hz = 2.096e9;
-  c.collate_cpu_s_per_sample = 2e-6;
-  c.receive_cpu_s_per_batch = 0.5e-3;  // the workload's guess, to be replaced
-  c.worker_startup_cpu_s = 0.05;
-  c.compute = {{16}, {1e-3}};
-  c.provenance = {"estimate", "guessed"};
-  return w;
-}
-
 BatchRecord row(int file, int workers, std::int64_t batch, int size, double fetch_s, double compute_s) {
   BatchRecord b;
   b.file = file;
@@ -73,7 +57,7 @@ std::vector<BatchRecord> pooled(const Logs&... logs) {
 }
 
 DerivedCosts derive(const std::vector<BatchRecord>& batches) {
-  return derive_costs(batches, {}, cpu_workload(), DerivationOptions{}, "t.csv");
+  return derive_costs(batches, {}, testing::cpu_lenet_workload(), DerivationOptions{}, "t.csv");
 }
 
 bool has(const std::vector<std::string>& list, const std::string& name) {
@@ -427,7 +411,7 @@ TEST(ImportContention, ALogWithoutSettingsColumnsIsImportedAsBefore) {
   }
   DerivationOptions o;
   o.sequential = true;
-  const DerivedCosts d = derive_costs(plain, {}, cpu_workload(), o, "t.csv");
+  const DerivedCosts d = derive_costs(plain, {}, testing::cpu_lenet_workload(), o, "t.csv");
   EXPECT_EQ(d.costs.compute_threads, 0);
   EXPECT_TRUE(d.costs.cpu_step_scaling.empty());
   EXPECT_EQ(d.costs.receive_cpu_s_per_batch, 0.5e-3);
@@ -497,7 +481,7 @@ TEST(ImportContention, TheDerivedTermsSurviveTheProfileRoundTrip) {
   ImportOptions o;
   o.trace_csvs = {dir / "t.csv", dir / "t64.csv", dir / "s.csv", dir / "l.csv"};
   o.command = "edgetwin-calibrate import --trace t.csv --trace s.csv";
-  const ProfileDocument doc = import_profile(o, cpu_workload());
+  const ProfileDocument doc = import_profile(o, testing::cpu_lenet_workload());
   write_text(dir / "p.toml", render_profile(doc));
   const CostSpec c = load_profile(dir / "p.toml").costs;
   EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
@@ -591,8 +575,8 @@ TEST(ImportStepShare, ShareTracesGiveOnlyTheShareAndSurviveTheProfileRoundTrip) 
   o.trace_csvs = {dir / "seq.csv"};
   o.share_csvs = {dir / "share.csv"};
   o.command = "edgetwin-calibrate import --trace seq.csv --share-trace share.csv";
-  const ProfileDocument doc = import_profile(o, cpu_workload());
-  EXPECT_EQ(doc.profile.costs.receive_cpu_s_per_batch, cpu_workload().costs.receive_cpu_s_per_batch);  // kept
+  const ProfileDocument doc = import_profile(o, testing::cpu_lenet_workload());
+  EXPECT_EQ(doc.profile.costs.receive_cpu_s_per_batch, testing::cpu_lenet_workload().costs.receive_cpu_s_per_batch);  // kept
   EXPECT_NE(doc.profile.costs.provenance.source.find("share.csv (the step's share)"), std::string::npos);
   write_text(dir / "p.toml", render_profile(doc));
   const CostSpec c = load_profile(dir / "p.toml").costs;
@@ -605,7 +589,7 @@ TEST(ImportStepShare, ShareTracesGiveOnlyTheShareAndSurviveTheProfileRoundTrip) 
   for (int b = 0; b < 10; ++b) on_one_core += fmt::format("0,{},16,0.002,0.004,2,2,1,{},1\n", b, b < 4 ? "0.001" : "0.0018");
   write_text(dir / "one.csv", on_one_core);
   o.share_csvs = {dir / "share.csv", dir / "one.csv"};
-  write_text(dir / "q.toml", render_profile(import_profile(o, cpu_workload())));
+  write_text(dir / "q.toml", render_profile(import_profile(o, testing::cpu_lenet_workload())));
   const CostSpec q = load_profile(dir / "q.toml").costs;
   ASSERT_EQ(q.step_share.size(), 2u);
   EXPECT_EQ(q.step_share[0].cores, 0);
@@ -705,7 +689,7 @@ TEST(ImportMissCpu, SurvivesTheProfileRoundTripAndStaysOutOfTheLoaderCosts) {
   o.cold_then_warm_csvs = {dir / "c.csv"};
   o.storage_name = "virtio-disk";
   o.command = "edgetwin-calibrate import --trace t.csv";
-  WorkloadSpec w = cpu_workload();
+  WorkloadSpec w = testing::cpu_lenet_workload();
   w.dataset.sample_bytes = 80000;
   const ProfileDocument doc = import_profile(o, w);
   EXPECT_NE(doc.profile.costs.provenance.source.find("c.csv (cold, then warm)"), std::string::npos);

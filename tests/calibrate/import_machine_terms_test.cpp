@@ -29,21 +29,6 @@ using testing::write_text;
 
 const std::string kHeader = "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s\n";
 
-WorkloadSpec cpu_workload() {
-  WorkloadSpec w;
-  w.name = "lenet-mnist";
-  w.dataset.samples = 60000;
-  w.loader.batch_size = 16;
-  CostSpec& c = w.costs;
-  c.device = "host-x86-2core";
-  c.reference_cpu_freq_hz = 2.096e9;
-  c.receive_cpu_s_per_batch = 0.5e-3;  // the workload's guesses
-  c.worker_startup_cpu_s = 0.05;
-  c.compute = {{16}, {1e-3}};
-  c.provenance = {"estimate", "guessed"};
-  return w;
-}
-
 // A num_workers = 0 run at batch 16: 0.96 ms of loading, a 1.2 ms step.
 std::string sequential_rows() {
   std::string csv;
@@ -67,7 +52,7 @@ ProfileDocument import_of(const TempDir& dir, const std::string& rows, std::opti
   o.command = "edgetwin-calibrate import --trace t.csv";
   o.machine_terms = std::move(machine);
   o.machine_name = "host-x86-2core";
-  return import_profile(o, cpu_workload());
+  return import_profile(o, testing::cpu_lenet_workload());
 }
 
 // Measured on the same machine class at twice the profile's clock: every CPU second doubles.
