@@ -17,9 +17,13 @@
 # 3. The same runs predicted again (--rescore, no new runs) with B's profile from its
 #    num_workers = 0 traces alone (the session's first round): once on the device with
 #    [worker_processes], once on the device without them (the workload's guesses).
+# 4. Steps 2 and 3 again for workload C, compute-bound: ResNet-18 on 960 of B's files.
 #
 # WORK_DIR (default machine-terms-work) receives everything; reports in WORK_DIR/report-*.
-# About 11 minutes on the 2-core dev VM; keep the machine otherwise idle.
+# On the 2-core dev VM, keep the machine otherwise idle. A and B take 11 minutes. C takes well over
+# an hour: each of ResNet-18's PyTorch calibration rounds takes 11 minutes (most of it in the
+# placement probe), its epochs 34 s, and the host watch measures slow runs again; on 2026-12-06
+# its session was stopped after 78 minutes, in its second make-up round, with no report yet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(realpath -m "${1:-machine-terms-work}")
@@ -129,28 +133,79 @@ name = "w2-b16-1core"
 cores = 1
 EOF
 find "$data" -type f -exec cat {} + > /dev/null  # calibration expects a warm cache
-session=(--runner pytorch --workload "$work/b/b.toml" --dataset "$data" --model "$work/b/grey-lenet5.pt"
-         --crop-size 28 --grid "$work/b/grid.toml")
-[ -e "$work/report-full/report.json" ] ||
-  "$validate" "${session[@]}" --device "$host" --calibrate-each-round --max-load 0 --out "$work/report-full"
-
-# B's profile from its num_workers = 0 traces alone: the first round's calibration, less the
-# worker and share traces.
-traces=$(find "$work/report-full" -name 'round-1-w0-b*.csv' ! -name '*cold*' | sort)
-cold=$(find "$work/report-full" -name 'round-1-w0-b*-cold-then-warm.csv')
-scaling=$(find "$work/report-full" -name 'round-1-scaling.csv' -o -name 'round-1-loader-scaling.csv' | sort)
-[ -n "$traces" ] && [ -n "$cold" ] && [ -n "$scaling" ]
 clock=$(awk -F' = ' '/^freq_hz/ { print $2; exit }' "$host")
-import_w0() {  # device file, profile out
-  local args=(import --workload "$work/b/b.toml" --device "$1" --reference-cpu-freq-hz "$clock"
-              --cold-then-warm-trace "$cold" --storage-name "$(awk -F'"' '/^default_storage/ { print $2 }' "$host")"
-              --accept-disturbed --out "$2")
-  for t in $traces $scaling; do args+=(--trace "$t"); done
-  "$calibrate" "${args[@]}"
+medium=$(awk -F'"' '/^default_storage/ { print $2 }' "$host")
+
+# One workload's check: a session calibrated each round with the full recipe, then its runs
+# predicted again from its first round's num_workers = 0 traces alone, with the machine's terms
+# and with the workload's guesses.
+#   check NAME WORKLOAD_TOML GRID_TOML VALIDATE_OPTIONS...   (reports in WORK_DIR/report-NAME-*)
+check() {
+  local name=$1 workload=$2 grid=$3
+  shift 3
+  local session=(--runner pytorch --workload "$workload" --dataset "$data" --format jpeg-folder --grid "$grid" "$@")
+  local full=$work/report-$name-full
+  [ -e "$full/report.json" ] ||
+    "$validate" "${session[@]}" --device "$host" --calibrate-each-round --max-load 0 --out "$full"
+  local traces cold scaling
+  traces=$(find "$full" -name 'round-1-w0-b*.csv' ! -name '*cold*' | sort)
+  cold=$(find "$full" -name 'round-1-w0-b*-cold-then-warm.csv')
+  scaling=$(find "$full" -name 'round-1-scaling.csv' -o -name 'round-1-loader-scaling.csv' | sort)
+  [ -n "$traces" ] && [ -n "$cold" ] && [ -n "$scaling" ]
+  local device kind
+  for kind in with-machine-terms with-workload-guesses; do
+    device=$host
+    [ "$kind" = with-machine-terms ] || device=$work/host-without-terms.toml
+    local args=(import --workload "$workload" --device "$device" --reference-cpu-freq-hz "$clock"
+                --cold-then-warm-trace "$cold" --storage-name "$medium" --accept-disturbed
+                --out "$work/$name-w0-$kind.toml")
+    for t in $traces $scaling; do args+=(--trace "$t"); done
+    "$calibrate" "${args[@]}"
+    "$validate" "${session[@]}" --device "$host" --profile "$work/$name-w0-$kind.toml" \
+      --rescore "$full/report.json" --out "$work/report-$name-w0-$kind"
+  done
 }
-import_w0 "$host" "$work/b/w0-with-machine-terms.toml"
-import_w0 "$work/host-without-terms.toml" "$work/b/w0-with-workload-guesses.toml"
-for kind in with-machine-terms with-workload-guesses; do
-  "$validate" "${session[@]}" --device "$host" --profile "$work/b/w0-$kind.toml" \
-    --rescore "$work/report-full/report.json" --out "$work/report-w0-$kind"
-done
+
+check b "$work/b/b.toml" "$work/b/grid.toml" --model "$work/b/grey-lenet5.pt" --crop-size 28
+
+# ---- C: compute-bound ------------------------------------------------------------------------------
+# ResNet-18 (CIFAR variant) on the first 960 of B's files through RandomResizedCrop(32): the loader
+# is a few per cent of the step, so the workers contend for cores rather than keep it waiting.
+mkdir -p "$work/c"
+sed -e 's/^name = "resnet18-cifar10"/name = "resnet18-jpeg-18k"/' \
+    -e 's/^name = "CIFAR-10"/name = "synthetic JPEG folder (64x64 RGB, 16 KiB metadata)"/' \
+    -e 's/^samples = 50000$/samples = 6000/' -e "s/^sample_bytes = 3073 .*/sample_bytes = $bytes/" \
+    -e 's/^layout = "in_ram"/layout = "file_per_sample"/' -e 's/^device = "host-x86-2core"/device = "host"/' \
+    workloads/resnet18-cifar10.toml > "$work/c/c.toml"
+grep -q 'name = "resnet18-jpeg-18k"' "$work/c/c.toml" && grep -q 'layout = "file_per_sample"' "$work/c/c.toml"
+cat > "$work/c/grid.toml" <<'EOF'
+# Workload C's grid: workers 0 at batch 32, 1 to 4 at the calibration's batch 16.
+[grid]
+repeats = 2
+epochs = 2
+max_samples = 960
+seed = 1
+
+[defaults]
+batch_size = 16
+workers = 2
+prefetch_factor = 2
+cache = "warm"
+
+[[config]]
+name = "w0-b32"
+workers = 0
+batch_size = 32
+
+[[config]]
+name = "w1-b16"
+workers = 1
+
+[[config]]
+name = "w2-b16"
+
+[[config]]
+name = "w4-b16"
+workers = 4
+EOF
+check c "$work/c/c.toml" "$work/c/grid.toml" --model resnet18-cifar --crop-size 32
