@@ -1,7 +1,6 @@
 #include "calibrate/import/machine_terms.hpp"
 
 #include <algorithm>
-#include <array>
 #include <sstream>
 #include <string_view>
 
@@ -9,33 +8,11 @@
 
 #include "calibrate/profile/profile_writer.hpp"
 #include "calibrate/profile/toml_text.hpp"
+#include "sim/config/worker_process_tables.hpp"
 
 namespace edgetwin::calibrate {
 
 namespace {
-
-// A scalar term: its name in CostSpec and in [worker_processes], and whether it is CPU time
-// (rescaled with the clock) or a wall time that is not.
-struct ScalarTerm {
-  std::string_view name;
-  double WorkerProcessTerms::*machine;
-  double CostSpec::*costs;
-};
-
-// Every one is seconds the simulator turns into cycles at the costs' clock (sim/model/work_model.cpp),
-// so every one is rescaled with it.
-constexpr std::array<ScalarTerm, 7> kScalarTerms{{
-    {"receive_cpu_s_per_batch", &WorkerProcessTerms::receive_cpu_s_per_batch, &CostSpec::receive_cpu_s_per_batch},
-    {"receive_cpu_s_per_byte", &WorkerProcessTerms::receive_cpu_s_per_byte, &CostSpec::receive_cpu_s_per_byte},
-    {"send_cpu_s_per_batch", &WorkerProcessTerms::send_cpu_s_per_batch, &CostSpec::send_cpu_s_per_batch},
-    {"step_with_workers_s_per_batch", &WorkerProcessTerms::step_with_workers_s_per_batch,
-     &CostSpec::step_with_workers_s_per_batch},
-    {"step_with_workers_s_per_byte", &WorkerProcessTerms::step_with_workers_s_per_byte,
-     &CostSpec::step_with_workers_s_per_byte},
-    {"background_cpu_s_per_batch", &WorkerProcessTerms::background_cpu_s_per_batch,
-     &CostSpec::background_cpu_s_per_batch},
-    {"worker_startup_cpu_s", &WorkerProcessTerms::worker_startup_cpu_s, &CostSpec::worker_startup_cpu_s},
-}};
 
 bool listed(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -56,7 +33,7 @@ bool is_worker_processes_header(const std::string& line) {
 std::optional<WorkerProcessTerms> measured_worker_terms(const DerivedCosts& derived) {
   WorkerProcessTerms terms;
   terms.reference_cpu_freq_hz = derived.costs.reference_cpu_freq_hz;
-  for (const ScalarTerm& t : kScalarTerms) {
+  for (const WorkerProcessScalar& t : kWorkerProcessScalars) {
     if (!listed(derived.derived, t.name)) continue;
     terms.*t.machine = derived.costs.*t.costs;
     terms.measured.emplace_back(t.name);
@@ -74,8 +51,10 @@ std::optional<WorkerProcessTerms> measured_worker_terms(const DerivedCosts& deri
 }
 
 void take_machine_terms(const WorkerProcessTerms& machine, DerivedCosts& out) {
+  // Every scalar term is seconds the simulator turns into cycles at the costs' clock
+  // (sim/model/work_model.cpp), so every one is rescaled with it.
   const double to_costs_clock = machine.reference_cpu_freq_hz / out.costs.reference_cpu_freq_hz;
-  for (const ScalarTerm& t : kScalarTerms) {
+  for (const WorkerProcessScalar& t : kWorkerProcessScalars) {
     if (!listed(machine.measured, t.name) || listed(out.derived, t.name)) continue;
     out.costs.*t.costs = machine.*t.machine * to_costs_clock;
     take(t.name, out);
@@ -110,7 +89,7 @@ std::string with_worker_processes(const std::string& device_text, const WorkerPr
   out += "\n[worker_processes]\n# What a DataLoader worker process costs on this machine, whatever the workload\n"
          "# (docs/explanation/import.md, *What belongs to the machine*); see [provenance.worker_processes].\n";
   out += fmt::format("reference_cpu_freq_hz = {}\n", toml_float(terms.reference_cpu_freq_hz));
-  for (const ScalarTerm& t : kScalarTerms) {
+  for (const WorkerProcessScalar& t : kWorkerProcessScalars) {
     if (listed(terms.measured, t.name)) out += fmt::format("{} = {}\n", t.name, toml_float(terms.*t.machine));
   }
   if (!terms.placement_idle.empty()) out += "placement_idle = " + placement_idle_array(terms.placement_idle) + "\n";

@@ -1,7 +1,6 @@
 #include "sim/config/worker_process_tables.hpp"
 
 #include <algorithm>
-#include <array>
 #include <string_view>
 #include <tuple>
 
@@ -56,26 +55,6 @@ void read_step_share(TomlReader& reader, const std::string& prefix, std::vector<
   });
 }
 
-namespace {
-
-struct TermField {
-  std::string_view name;
-  double WorkerProcessTerms::*member;
-  std::string_view unit;
-};
-
-constexpr std::array<TermField, 7> kTermFields{{
-    {"receive_cpu_s_per_batch", &WorkerProcessTerms::receive_cpu_s_per_batch, "s/batch"},
-    {"receive_cpu_s_per_byte", &WorkerProcessTerms::receive_cpu_s_per_byte, "s/byte"},
-    {"send_cpu_s_per_batch", &WorkerProcessTerms::send_cpu_s_per_batch, "s/batch"},
-    {"step_with_workers_s_per_batch", &WorkerProcessTerms::step_with_workers_s_per_batch, "s/batch"},
-    {"step_with_workers_s_per_byte", &WorkerProcessTerms::step_with_workers_s_per_byte, "s/byte"},
-    {"background_cpu_s_per_batch", &WorkerProcessTerms::background_cpu_s_per_batch, "s/batch"},
-    {"worker_startup_cpu_s", &WorkerProcessTerms::worker_startup_cpu_s, "s"},
-}};
-
-}  // namespace
-
 std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
   if (!reader.has("worker_processes")) {
     refuse_provenance_without_table(reader, "worker_processes");
@@ -85,11 +64,11 @@ std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
   reader.read_number("worker_processes.reference_cpu_freq_hz", terms.reference_cpu_freq_hz, Presence::required,
                      Bound::positive, "Hz");
   bool any_term = false;
-  for (const TermField& field : kTermFields) {
+  for (const WorkerProcessScalar& field : kWorkerProcessScalars) {
     const std::string key = fmt::format("worker_processes.{}", field.name);
     if (!reader.contains(key)) continue;
     any_term = true;
-    if (reader.read_number(key, terms.*field.member, Presence::required, Bound::non_negative, field.unit))
+    if (reader.read_number(key, terms.*field.machine, Presence::required, Bound::non_negative, field.unit))
       terms.measured.emplace_back(field.name);
   }
   any_term |= reader.contains("worker_processes.placement_idle") || reader.contains("worker_processes.step_share");

@@ -2,14 +2,40 @@
 // and where a device file's [worker_processes] does (sim/config/specs.hpp, WorkerProcessTerms).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/specs.hpp"
 #include "sim/config/toml_reader.hpp"
 
 namespace edgetwin {
+
+// A scalar term of [worker_processes]: its key, the workload cost it stands for (the same name
+// in a [costs] table) and its unit.
+struct WorkerProcessScalar {
+  std::string_view name;
+  double WorkerProcessTerms::*machine;
+  double CostSpec::*costs;
+  std::string_view unit;
+};
+
+inline constexpr std::array<WorkerProcessScalar, 7> kWorkerProcessScalars{{
+    {"receive_cpu_s_per_batch", &WorkerProcessTerms::receive_cpu_s_per_batch, &CostSpec::receive_cpu_s_per_batch,
+     "s/batch"},
+    {"receive_cpu_s_per_byte", &WorkerProcessTerms::receive_cpu_s_per_byte, &CostSpec::receive_cpu_s_per_byte,
+     "s/byte"},
+    {"send_cpu_s_per_batch", &WorkerProcessTerms::send_cpu_s_per_batch, &CostSpec::send_cpu_s_per_batch, "s/batch"},
+    {"step_with_workers_s_per_batch", &WorkerProcessTerms::step_with_workers_s_per_batch,
+     &CostSpec::step_with_workers_s_per_batch, "s/batch"},
+    {"step_with_workers_s_per_byte", &WorkerProcessTerms::step_with_workers_s_per_byte,
+     &CostSpec::step_with_workers_s_per_byte, "s/byte"},
+    {"background_cpu_s_per_batch", &WorkerProcessTerms::background_cpu_s_per_batch,
+     &CostSpec::background_cpu_s_per_batch, "s/batch"},
+    {"worker_startup_cpu_s", &WorkerProcessTerms::worker_startup_cpu_s, &CostSpec::worker_startup_cpu_s, "s"},
+}};
 
 // [[<prefix>.placement_idle]]: one point per (prefetch factor, worker count), ascending in both for
 // the lookup (sim/model/placement_idle.hpp).
