@@ -89,13 +89,15 @@ sed -e 's/^name = "lenet-jpeg-folder"/name = "lenet-jpeg-18k"/' -e 's/^samples =
     -e "s/^sample_bytes = 71851 /sample_bytes = $bytes /" -e 's/^device = "host-x86-2core"/device = "host"/' \
     workloads/lenet-jpeg-folder.toml > "$work/b/b.toml"
 grep -q 'name = "lenet-jpeg-18k"' "$work/b/b.toml" && grep -q "sample_bytes = $bytes " "$work/b/b.toml"
-cat > "$work/b/grid.toml" <<'EOF'
-# Workload B's grid: no workers-0 point at batch 16 (the calibration's), every other point with
-# worker processes, where the machine's terms matter.
+# A grid's settings and the points B and C share: workers 0 at batch 32 (not the calibration's
+# batch 16), then 1, 2 and 4 workers at batch 16.
+#   grid_with REPEATS MAX_SAMPLES > FILE, more [[config]] tables appended after it
+grid_with() {
+  cat <<EOF
 [grid]
-repeats = 3
+repeats = $1
 epochs = 2
-max_samples = 0
+max_samples = $2
 seed = 1
 
 [defaults]
@@ -119,6 +121,10 @@ name = "w2-b16"
 [[config]]
 name = "w4-b16"
 workers = 4
+EOF
+}
+# Workload B's grid adds points with worker processes, where the machine's terms matter.
+{ grid_with 3 0; cat <<'EOF'; } > "$work/b/grid.toml"
 
 [[config]]
 name = "w2-b32"
@@ -178,34 +184,5 @@ sed -e 's/^name = "resnet18-cifar10"/name = "resnet18-jpeg-18k"/' \
     -e 's/^layout = "in_ram"/layout = "file_per_sample"/' -e 's/^device = "host-x86-2core"/device = "host"/' \
     workloads/resnet18-cifar10.toml > "$work/c/c.toml"
 grep -q 'name = "resnet18-jpeg-18k"' "$work/c/c.toml" && grep -q 'layout = "file_per_sample"' "$work/c/c.toml"
-cat > "$work/c/grid.toml" <<'EOF'
-# Workload C's grid: workers 0 at batch 32, 1 to 4 at the calibration's batch 16.
-[grid]
-repeats = 2
-epochs = 2
-max_samples = 960
-seed = 1
-
-[defaults]
-batch_size = 16
-workers = 2
-prefetch_factor = 2
-cache = "warm"
-
-[[config]]
-name = "w0-b32"
-workers = 0
-batch_size = 32
-
-[[config]]
-name = "w1-b16"
-workers = 1
-
-[[config]]
-name = "w2-b16"
-
-[[config]]
-name = "w4-b16"
-workers = 4
-EOF
+grid_with 2 960 > "$work/c/grid.toml"
 check c "$work/c/c.toml" "$work/c/grid.toml" --model resnet18-cifar --crop-size 32
