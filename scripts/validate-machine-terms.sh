@@ -17,13 +17,15 @@
 # 3. The same runs predicted again (--rescore, no new runs) with B's profile from its
 #    num_workers = 0 traces alone (the session's first round): once on the device with
 #    [worker_processes], once on the device without them (the workload's guesses).
-# 4. Steps 2 and 3 again for workload C, compute-bound: ResNet-18 on 960 of B's files.
+# 4. Workload C, compute-bound: ResNet-18 on 960 of B's files. edgetwin.profile makes its short
+#    runs (no share traces, no placement probe); its num_workers = 0 traces alone make the profile
+#    one session measures the grid with and predicts it by; the same runs are then predicted with
+#    the workload's guesses and with edgetwin.profile's own profile.
 #
 # WORK_DIR (default machine-terms-work) receives everything; reports in WORK_DIR/report-*.
-# On the 2-core dev VM, keep the machine otherwise idle. A and B take 11 minutes. C takes well over
-# an hour: each of ResNet-18's PyTorch calibration rounds takes 11 minutes (most of it in the
-# placement probe), its epochs 34 s, and the host watch measures slow runs again; on 2026-12-06
-# its session was stopped after 78 minutes, in its second make-up round, with no report yet.
+# CHECKS (default "b c") names the workloads to check after A. On the 2-core dev VM, keep the
+# machine otherwise idle. On 2026-12-06 A took 3 minutes, B 12 (its make-up rounds included) and
+# C 14.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(realpath -m "${1:-machine-terms-work}")
@@ -174,6 +176,8 @@ check() {
 
 check b "$work/b/b.toml" "$work/b/grid.toml" --model "$work/b/grey-lenet5.pt" --crop-size 28
 
+[[ " ${CHECKS:-b c} " == *" c "* ]] || exit 0
+
 # ---- C: compute-bound ------------------------------------------------------------------------------
 # ResNet-18 (CIFAR variant) on the first 960 of B's files through RandomResizedCrop(32): the loader
 # is a few per cent of the step, so the workers contend for cores rather than keep it waiting.
@@ -185,4 +189,55 @@ sed -e 's/^name = "resnet18-cifar10"/name = "resnet18-jpeg-18k"/' \
     workloads/resnet18-cifar10.toml > "$work/c/c.toml"
 grep -q 'name = "resnet18-jpeg-18k"' "$work/c/c.toml" && grep -q 'layout = "file_per_sample"' "$work/c/c.toml"
 grid_with 2 960 > "$work/c/grid.toml"
-check c "$work/c/c.toml" "$work/c/grid.toml" --model resnet18-cifar --crop-size 32
+# A session calibrated each round with the full recipe would take well over an hour here (each
+# PyTorch calibration round of ResNet-18 takes 11 minutes, most of it in the placement probe), so
+# C is checked from the other end: edgetwin.profile makes the short runs on the same 960 files and
+# transform (validate/pytorch_train.py's, imported), without share traces and placement probe;
+# the import takes its num_workers = 0 traces alone; one session measures the grid and predicts
+# it with that profile; its runs are then predicted again with the workload's guesses, and with
+# the profile edgetwin.profile made from all of its runs.
+if [ ! -e "$work/c/.complete" ]; then
+  cat > "$work/c/machine_c.py" <<EOF
+import sys
+sys.path.insert(0, "$PWD/validate")
+import pytorch_train
+
+ROOT = "$data"
+
+
+def make_dataset():
+    folder, _ = pytorch_train.jpeg_folder_dataset(ROOT, 32)
+    folder.samples = folder.imgs = folder.samples[:960]  # the grid's max_samples, in folder order
+    folder.targets = [label for _, label in folder.samples]
+    return folder
+
+
+def make_model():
+    return pytorch_train.make_model("resnet18-cifar", 10)
+EOF
+  rm -rf "$work/c/traces"
+  (cd "$work/c" && /usr/bin/python3 -m edgetwin.profile --dataset machine_c:make_dataset --model machine_c:make_model \
+     --batch-sizes 16,32 --device "$host" --workload "$work/c/c.toml" --skip share,placement \
+     --keep-traces traces --out c-profile.toml)
+  touch "$work/c/.complete"
+fi
+c_session=(--runner pytorch --workload "$work/c/c.toml" --dataset "$data" --format jpeg-folder --grid "$work/c/grid.toml"
+           --model resnet18-cifar --crop-size 32 --device "$host")
+c_import() {  # c_import DEVICE OUT
+  "$calibrate" import --workload "$work/c/c.toml" --device "$1" --reference-cpu-freq-hz "$clock" \
+    --trace "$work/c/traces/w0-b16.csv" --trace "$work/c/traces/w0-b32.csv" --trace "$work/c/traces/scaling.csv" \
+    --trace "$work/c/traces/loader-scaling.csv" --cold-then-warm-trace "$work/c/traces/cold-then-warm-b16.csv" \
+    --storage-name "$medium" --accept-disturbed --out "$2"
+}
+c_import "$host" "$work/c-w0-with-machine-terms.toml"
+c_import "$work/host-without-terms.toml" "$work/c-w0-with-workload-guesses.toml"
+# Beside ResNet-18's step the host watch reads slow in 5-25 % of its probes on this VM with
+# nothing else running, so here it only watches (--host-retries 0) rather than measure most
+# runs again.
+[ -e "$work/report-c-w0-with-machine-terms/report.json" ] ||
+  "$validate" "${c_session[@]}" --profile "$work/c-w0-with-machine-terms.toml" --max-load 0 --host-retries 0 \
+    --out "$work/report-c-w0-with-machine-terms"
+for profile in c-w0-with-workload-guesses c/c-profile; do
+  "$validate" "${c_session[@]}" --profile "$work/$profile.toml" \
+    --rescore "$work/report-c-w0-with-machine-terms/report.json" --out "$work/report-${profile#c/}"
+done

@@ -316,7 +316,9 @@ def die_with_parent(trainer_pid, _worker_id):
         os._exit(1)
 
 
-def make_loader(args, dataset):
+def make_loader(args, dataset, edgetwin_trace=None):
+    """The run's DataLoader; given the trace module, each batch's loading is timed where it ran
+    (the trace's load_s, from which the import takes a worker's send)."""
     import torch
     from torch.utils.data import DataLoader, RandomSampler, Subset
     n = len(dataset) if args.max_samples == 0 else min(args.max_samples, len(dataset))
@@ -331,6 +333,8 @@ def make_loader(args, dataset):
     if args.workers > 0:
         extra = dict(prefetch_factor=args.prefetch_factor, persistent_workers=bool(args.persistent_workers),
                      worker_init_fn=functools.partial(die_with_parent, os.getpid()))
+    if edgetwin_trace is not None:
+        subset, extra["collate_fn"] = edgetwin_trace.timed_loading(subset)
     return DataLoader(subset, batch_size=args.batch_size, sampler=RandomSampler(subset, generator=generator),
                       num_workers=args.workers, drop_last=False, **extra)
 
@@ -469,15 +473,15 @@ def run(args):
     model = make_model(args.model, class_count(inner))
     model.train()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)  # calibrate/training/run_spec.hpp
-    loader = make_loader(args, dataset)
     edgetwin_trace = import_trace_module()
+    loader = make_loader(args, dataset, edgetwin_trace)
     epochs = []
     with edgetwin_trace.Trace(args.trace, device="cpu") as trace:
         for _ in range(args.epochs):
             epochs.append(train_epoch(trace, loader, model, optimizer))
     add_trace_sums(args.trace, epochs)
     if args.step_scaling:
-        measure_step_scaling(edgetwin_trace, args, loader, model, optimizer)
+        measure_step_scaling(edgetwin_trace, args, make_loader(args, dataset), model, optimizer)
     if args.loader_scaling:
         measure_loader_scaling(edgetwin_trace, args, dataset)
     summary = {"tool": "pytorch_train.py", "torch_version": torch.__version__,

@@ -59,6 +59,18 @@ double median_compute_s(const std::vector<BatchRecord>& rows) {
   return median_of(compute, "compute_s");
 }
 
+// The loading a worker's batch takes: the worker's own, timed inside it (load_s), where every
+// row logs it; otherwise the sequential trace's, L(b). The two differ by more than the send
+// between runs (the same files loaded 0.97-1.13x as long by a worker as by the trainer in
+// another run, docs/explanation/import.md), so a send taken against L(b) holds that difference.
+double worker_loading_s(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample) {
+  std::vector<double> load;
+  for (const auto& b : rows) {
+    if (!std::isnan(b.load_s)) load.push_back(b.load_s);
+  }
+  return !load.empty() && load.size() == rows.size() ? median_of(load, "load_s") : wait_s_per_sample * size;
+}
+
 HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
   std::vector<double> fetch, fetch_cpu;
   for (const auto& b : rows) {
@@ -67,7 +79,7 @@ HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double w
   }
   const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
   out.measurements.push_back(wait);
-  const double behind = std::max(0.0, wait_s_per_sample * size - median_compute_s(rows));
+  const double behind = std::max(0.0, worker_loading_s(size, rows, wait_s_per_sample) - median_compute_s(rows));
   HandoffPoint p{size, median_batch_bytes(rows), wait.median - behind, behind > 0,
                  fetch_cpu.size() == rows.size() ? median_of(fetch_cpu, "fetch_cpu_s") : std::nan("")};
   if (p.seconds < 0) {

@@ -4,8 +4,10 @@
 //
 //   receive (handoff)  traces with workers >= 1, batches past the first workers x prefetch:
 //                      per batch size b, h(b) = median fetch_s - max(0, L(b) - median compute_s),
-//                      where L(b) is the sequential loader's wait for a batch of b (a w = 0
-//                      trace): in steady state with the worker ahead the trainer's wait is
+//                      where L(b) is the worker's own loading of a batch (median load_s, the
+//                      samples' time in the dataset inside the worker) where every row logs it,
+//                      else the sequential loader's wait for a batch of b (a w = 0 trace): in
+//                      steady state with the worker ahead the trainer's wait is
 //                      the handoff alone, and with the worker behind it is L - C longer. One
 //                      batch size: receive_cpu_s_per_batch = h; several with batch_bytes:
 //                      least squares h = a + s x bytes (a, s clamped at 0 with a note).

@@ -67,6 +67,7 @@ void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector
   if (t.column("cpu_s") && !t.text(r, "cpu_s").empty()) b.cpu_s = t.seconds(r, "cpu_s", 1.0, "s/batch", problems);
   if (t.column("step_cpu_s") && !t.text(r, "step_cpu_s").empty())
     b.step_cpu_s = t.seconds(r, "step_cpu_s", 1.0, "s/batch", problems);
+  if (t.column("load_s") && !t.text(r, "load_s").empty()) b.load_s = t.seconds(r, "load_s", 1.0, "s/batch", problems);
   if (t.column("other_cpu_s") && !t.text(r, "other_cpu_s").empty()) {  // signed: a row's ticks may go below 0
     const std::size_t before = problems.size();
     const double other_s = t.number(r, "other_cpu_s", problems);

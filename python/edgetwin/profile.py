@@ -221,7 +221,10 @@ def run_child(spec):
     batch = spec["batch_size"]
     if spec["kind"] == "trace":
         workers = spec["workers"]
-        loader = DataLoader(subset, batch_size=batch, shuffle=True, num_workers=workers,
+        # Each batch's loading timed where it ran (the trace's load_s): a worker's send is its
+        # period less its own loading, not less the num_workers = 0 run's.
+        timed, collate = edgetwin_trace.timed_loading(subset)
+        loader = DataLoader(timed, batch_size=batch, shuffle=True, num_workers=workers, collate_fn=collate,
                             persistent_workers=False, worker_init_fn=worker_init if workers else None,
                             **({"prefetch_factor": 2} if workers else {}))
         with edgetwin_trace.Trace(spec["path"], device=spec["torch_device"]) as trace:

@@ -20,7 +20,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores,other_cpu_s[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores,other_cpu_s,load_s[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -64,6 +64,12 @@ loses its own `.to(device)`. For each batch it writes one row:
   and may be negative; summed over a trace it says whether something else ran beside the
   measurement, and the import refuses a trace that others kept busy (docs/explanation/import.md, *A
   disturbed run*). Empty where `cpu_s` is, or off Linux.
+* `load_s`, for a loader built from `timed_loading(dataset)` (below): the wall time the
+  process that loaded the batch (a worker, or the trainer with num_workers=0) spent in the
+  dataset's `__getitem__` for its samples; empty otherwise. With a worker behind the trainer,
+  the time between batches less this is what the worker spends handing a batch over (the
+  collate into shared memory, pickling, the queue), measured within one run
+  (docs/explanation/import.md, *How each cost is derived*).
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -105,11 +111,12 @@ import weakref
 
 import torch
 
-__all__ = ["Trace", "timed_read", "read_bytes", "measure_step_scaling", "measure_loader_scaling"]
+__all__ = ["Trace", "timed_read", "read_bytes", "timed_loading", "measure_step_scaling",
+           "measure_loader_scaling"]
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
             "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s",
-            "cores", "other_cpu_s"]
+            "cores", "other_cpu_s", "load_s"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 # measure_loader_scaling's rows: a batch loaded alone (compute_s 0), with its thread CPU time.
@@ -163,6 +170,92 @@ def read_bytes(path):
     with timed_read():
         with open(path, "rb") as f:
             return f.read()
+
+
+class _LoadClock:
+    """Wall time this process spent in a `timed_loading` dataset since its last collate."""
+
+    __slots__ = ("seconds",)
+
+    def __init__(self):
+        self.seconds = 0.0
+
+
+# One per process: a worker forked for an epoch inherits the trainer's, which the trace zeroes
+# just before iter(loader).
+_load_clock = _LoadClock()
+
+
+class _TimedDataset(torch.utils.data.Dataset):
+    """The dataset, each `__getitem__` timed into this process's load clock."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        start = time.perf_counter()
+        try:
+            return self.dataset[index]
+        finally:
+            _load_clock.seconds += time.perf_counter() - start
+
+    def __getattr__(self, name):
+        # The wrapped dataset's own attributes (ImageFolder's `samples`, `classes`). `dataset`
+        # itself is looked up here only while unpickling, before __init__'s state is back.
+        if name == "dataset":
+            raise AttributeError(name)
+        return getattr(self.dataset, name)
+
+
+class _LoadedBatch:
+    """A collated batch with the time the process that loaded it took (`load_s`)."""
+
+    __slots__ = ("batch", "load_s")
+
+    def __init__(self, batch, load_s):
+        self.batch = batch
+        self.load_s = load_s
+
+    def pin_memory(self):
+        # DataLoader(pin_memory=True) calls this for a type it does not know.
+        from torch.utils.data._utils.pin_memory import pin_memory
+        return _LoadedBatch(pin_memory(self.batch), self.load_s)
+
+
+class _TimedCollate:
+    """The collate function, handing on the batch's samples' loading time as `load_s`.
+
+    The collate itself is left out: in a worker it writes the batch into shared memory, which
+    the trainer's own collate (num_workers=0) does not, so it belongs to the worker's send."""
+
+    def __init__(self, collate_fn):
+        self.collate_fn = collate_fn
+
+    def __call__(self, samples):
+        load_s = _load_clock.seconds
+        _load_clock.seconds = 0.0
+        return _LoadedBatch(self.collate_fn(samples), load_s)
+
+
+def timed_loading(dataset, collate_fn=None):
+    """`(dataset, collate_fn)` to build the DataLoader from, so that the trace's `load_s`
+    column holds each batch's loading as the process that loaded it timed it:
+
+        dataset, collate_fn = edgetwin_trace.timed_loading(dataset)
+        loader = DataLoader(dataset, batch_size=16, num_workers=1, collate_fn=collate_fn)
+
+    `collate_fn`: the loader's own collate function (default: torch's `default_collate`). The
+    batches come out of `trace.epoch(loader)` as the collate function made them; iterated
+    without the trace they are wrapped. Needs automatic batching (a `batch_size`)."""
+    if not isinstance(dataset, torch.utils.data.Dataset) and not hasattr(dataset, "__getitem__"):
+        raise TypeError(f"edgetwin_trace: timed_loading needs a map-style dataset (with "
+                        f"__getitem__), got {type(dataset).__name__}")
+    if collate_fn is None:
+        collate_fn = torch.utils.data.default_collate
+    return _TimedDataset(dataset), _TimedCollate(collate_fn)
 
 
 def _tensors(batch):
@@ -467,6 +560,7 @@ class Trace:
             sync = (lambda: torch.cuda.synchronize(self._device)) if self._device else None
             self._cpu.start()
             self._machine.start()
+            _load_clock.seconds = 0.0  # what the trainer loaded before (a sample to look at) is not a batch's
             start = time.perf_counter()
             iterator = iter(loader)
             iter_s = time.perf_counter() - start
@@ -480,6 +574,9 @@ class Trace:
                 except StopIteration:
                     break
                 fetch_cpu_s = time.thread_time() - fetch_cpu_start
+                load_s = None
+                if isinstance(batch, _LoadedBatch):
+                    batch, load_s = batch.batch, batch.load_s
                 if sync is not None:
                     batch = _move(batch, self._device)
                     sync()
@@ -503,7 +600,8 @@ class Trace:
                        _number(compute_end - compute_start), nbytes, *fixed,
                        _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s),
                        "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s), cores,
-                       "" if other_cpu_s is None else _number(other_cpu_s)]
+                       "" if other_cpu_s is None else _number(other_cpu_s),
+                       "" if load_s is None else _number(load_s)]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)

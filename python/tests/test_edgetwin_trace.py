@@ -18,7 +18,8 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
-          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s", "cores", "other_cpu_s"]
+          "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s", "cores", "other_cpu_s",
+          "load_s"]
 
 
 def read_trace(path):
@@ -459,6 +460,47 @@ def test_io_s_with_workers_is_refused(tmp_path):
 def test_without_io_there_is_no_io_column(tmp_path):
     header, _ = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(4), batch_size=4))
     assert "io_s" not in header
+
+
+# --- load_s ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_load_s_is_each_batchs_loading_where_it_ran(tmp_path, workers):
+    sample_s, batch_size = 0.004, 4
+    dataset, collate = edgetwin_trace.timed_loading(SleepyDataset(10, sample_s))
+    batches = []
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(dataset, batch_size=batch_size, num_workers=workers,
+                                                        collate_fn=collate),
+                         body=batches.append)
+    assert [int(r["batch_size"]) for r in rows] == [4, 4, 2]
+    for r in rows:
+        # Not finished before its samples' sleeps; and a batch loaded in the loop is inside its wait.
+        assert float(r["load_s"]) >= int(r["batch_size"]) * sample_s
+        if workers == 0:
+            assert float(r["load_s"]) <= float(r["fetch_s"])
+    # The loop gets the collated batch, not the timing's wrapper.
+    assert all(isinstance(b, list) and isinstance(b[0], torch.Tensor) for b in batches)
+
+
+def test_load_s_leaves_out_what_the_trainer_loaded_before_the_epoch(tmp_path):
+    dataset, collate = edgetwin_trace.timed_loading(SleepyDataset(4, 0.05))
+    dataset[0]  # the trainer looks at a sample first: 50 ms on no batch's account
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(dataset, batch_size=4, collate_fn=collate, num_workers=1))
+    assert 4 * 0.05 <= float(rows[0]["load_s"]) < 5 * 0.05
+
+
+def test_load_s_is_empty_without_timed_loading(tmp_path):
+    header, rows = run_epochs(tmp_path / "t.csv", DataLoader(mnist_like(8), batch_size=4))
+    assert header == HEADER
+    assert [r["load_s"] for r in rows] == ["", ""]
+
+
+def test_timed_loading_keeps_the_datasets_attributes_and_a_given_collate(tmp_path):
+    inner = SleepyDataset(4, 0.0)
+    dataset, collate = edgetwin_trace.timed_loading(inner, collate_fn=lambda samples: [torch.stack([x for x, _ in samples])])
+    assert dataset.sample_s == 0.0 and len(dataset) == 4
+    _, rows = run_epochs(tmp_path / "t.csv", DataLoader(dataset, batch_size=2, collate_fn=collate))
+    assert [int(r["batch_size"]) for r in rows] == [2, 2]
 
 
 # --- the file: complete or absent -------------------------------------------------------

@@ -110,6 +110,30 @@ TEST(ImportContention, TheTrainersCpuInsideNextIsTheReceiveEvenWithTheWorkerBehi
                            [](const auto& n) { return n.find("taken as 0") != std::string::npos; }));
 }
 
+// with_one_worker's rows with the worker's own loading of each batch logged (load_s).
+std::vector<BatchRecord> with_worker_load(std::vector<BatchRecord> rows, double load_s) {
+  for (auto& b : rows) b.load_s = load_s;
+  return rows;
+}
+
+TEST(ImportContention, TheWorkersOwnLoadingOfABatchTellsTheSendNotTheSequentialRuns) {
+  // The sequential run loaded a batch in L = 3.2 ms, but the worker, timed inside itself, in
+  // 2.8 ms; compute 1.2 ms, wait 2.3 ms: a batch came every 3.5 ms = 2.8 ms + a 0.7 ms send
+  // (against L it would read 0.3 ms).
+  const auto behind = with_one_worker(1, 16, 2.3e-3, 1.2e-3);
+  const DerivedCosts d = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_worker_load(behind, 2.8e-3)));
+  EXPECT_NEAR(d.costs.send_cpu_s_per_batch, 2.3e-3 - (2.8e-3 - 1.2e-3), 1e-12);
+  // A worker whose own loading is shorter than the step is ahead, whatever L says: the wait is
+  // the receive.
+  const DerivedCosts ahead = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_worker_load(behind, 1.0e-3)));
+  EXPECT_NEAR(ahead.costs.receive_cpu_s_per_batch, 2.3e-3, 1e-12);
+  EXPECT_EQ(ahead.costs.send_cpu_s_per_batch, 0.0);
+  // Logged on some rows only: the sequential run's L, as without the column.
+  auto partly = with_worker_load(behind, 2.8e-3);
+  partly.back().load_s = std::nan("");
+  EXPECT_NEAR(derive(pooled(sequential(16, 200e-6, 1.2e-3), partly)).costs.send_cpu_s_per_batch, 0.3e-3, 1e-12);
+}
+
 TEST(ImportContention, WithTheWorkerAheadTheWaitIsTheReceiveThoughTheCpuIsLess) {
   // The worker ahead: the 0.5 ms wait is the receive, the worker's wake-up to pass the batch
   // over included; 0.3 ms of it was the trainer's CPU.
@@ -442,6 +466,16 @@ TEST(ImportContention, TheTrainersCpuInsideNextIsReadAndLocatedWhenBad) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].fetch_cpu_s, 0.0007);
   EXPECT_TRUE(std::isnan(rows[1].fetch_cpu_s));  // empty: not measured for that batch
+  write_text(dir / "load.csv", "epoch,batch,batch_size,fetch_s,compute_s,workers,load_s\n0,0,16,0.05,0.001,1,0.0031\n"
+                               "0,1,16,0.001,0.001,1,\n0,2,16,0.001,0.001,1,x\n");
+  const std::string load_error = error_of<ConfigError>([&] { read_trace_csv(dir / "load.csv"); });
+  EXPECT_NE(load_error.find("load.csv:4"), std::string::npos) << load_error;
+  EXPECT_NE(load_error.find("load_s"), std::string::npos) << load_error;
+  write_text(dir / "load.csv", "epoch,batch,batch_size,fetch_s,compute_s,workers,load_s\n0,0,16,0.05,0.001,1,0.0031\n"
+                               "0,1,16,0.001,0.001,1,\n");
+  const auto loaded = read_trace_csv(dir / "load.csv");
+  EXPECT_EQ(loaded[0].load_s, 0.0031);
+  EXPECT_TRUE(std::isnan(loaded[1].load_s));
   write_text(dir / "cpu.csv", "epoch,batch,batch_size,fetch_s,compute_s,workers,cpu_s\n0,0,16,0.05,0.001,1,0.003\n"
                               "0,1,16,0.001,0.001,1,\n0,2,16,0.001,0.001,1,-0.001\n");
   const std::string cpu_error = error_of<ConfigError>([&] { read_trace_csv(dir / "cpu.csv"); });
