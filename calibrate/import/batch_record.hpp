@@ -31,7 +31,7 @@ struct BatchRecord {
   double cpu_s = std::nan("");  // the trainer's and its workers' processes' CPU since the previous row
   double step_cpu_s = std::nan("");  // the trainer thread's CPU time in the step; NaN: not logged
   // The wall time the process that loaded the batch (a worker, or the trainer with no workers)
-  // spent in the dataset for its samples and in the collate; NaN: not logged
+  // spent in the dataset for its samples, the collate left out; NaN: not logged
   double load_s = std::nan("");
   int cores = 0;  // the CPUs the trainer's process could run on (its affinity); 0: not logged
   // CPU time other processes of the machine took since the previous row (may be < 0 on a row:

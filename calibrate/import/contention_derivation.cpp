@@ -61,8 +61,8 @@ double median_compute_s(const std::vector<BatchRecord>& rows) {
 
 // The loading a worker's batch takes: the worker's own, timed inside it (load_s), where every
 // row logs it; otherwise the sequential trace's, L(b). The two differ by more than the send
-// between runs (the same files loaded 0.97-1.13x as long by a worker as by the trainer in
-// another run, docs/explanation/import.md), so a send taken against L(b) holds that difference.
+// between runs (a worker loaded the same files in 0.71-1.14x the time of the num_workers = 0 run
+// before it, docs/explanation/import.md), so a send taken against L(b) holds that difference.
 double worker_loading_s(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample) {
   std::vector<double> load;
   for (const auto& b : rows) {
