@@ -67,7 +67,10 @@ namespace {
 WorkerProcessTerms device_terms(const ProfileDocument& doc, const WorkloadSpec& workload, bool placement_measured) {
   std::optional<WorkerProcessTerms> terms = doc.worker_terms;
   if (placement_measured) {
-    if (!terms) terms = WorkerProcessTerms{.reference_cpu_freq_hz = doc.profile.costs.reference_cpu_freq_hz};
+    if (!terms) {
+      terms.emplace();
+      terms->reference_cpu_freq_hz = doc.profile.costs.reference_cpu_freq_hz;
+    }
     terms->placement_idle = doc.profile.costs.placement_idle;
     terms->measured.emplace_back("placement_idle");
   }
