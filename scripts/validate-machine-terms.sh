@@ -144,6 +144,24 @@ find "$data" -type f -exec cat {} + > /dev/null  # calibration expects a warm ca
 clock=$(awk -F' = ' '/^freq_hz/ { print $2; exit }' "$host")
 medium=$(awk -F'"' '/^default_storage/ { print $2 }' "$host")
 
+# A workload's profiles from num_workers = 0 traces alone, once on the device with
+# [worker_processes] and once on the same device without them (the workload's guesses):
+#   import_w0 NAME WORKLOAD_TOML COLD_THEN_WARM_TRACE TRACE...
+#   -> WORK_DIR/NAME-w0-with-machine-terms.toml, WORK_DIR/NAME-w0-with-workload-guesses.toml
+import_w0() {
+  local name=$1 workload=$2 cold=$3 kind device t
+  shift 3
+  for kind in with-machine-terms with-workload-guesses; do
+    device=$host
+    [ "$kind" = with-machine-terms ] || device=$work/host-without-terms.toml
+    local args=(import --workload "$workload" --device "$device" --reference-cpu-freq-hz "$clock"
+                --cold-then-warm-trace "$cold" --storage-name "$medium" --accept-disturbed
+                --out "$work/$name-w0-$kind.toml")
+    for t in "$@"; do args+=(--trace "$t"); done
+    "$calibrate" "${args[@]}"
+  done
+}
+
 # One workload's check: a session calibrated each round with the full recipe, then its runs
 # predicted again from its first round's num_workers = 0 traces alone, with the machine's terms
 # and with the workload's guesses.
@@ -160,15 +178,10 @@ check() {
   cold=$(find "$full" -name 'round-1-w0-b*-cold-then-warm.csv')
   scaling=$(find "$full" -name 'round-1-scaling.csv' -o -name 'round-1-loader-scaling.csv' | sort)
   [ -n "$traces" ] && [ -n "$cold" ] && [ -n "$scaling" ]
-  local device kind
+  # shellcheck disable=SC2086  # one path a word
+  import_w0 "$name" "$workload" "$cold" $traces $scaling
+  local kind
   for kind in with-machine-terms with-workload-guesses; do
-    device=$host
-    [ "$kind" = with-machine-terms ] || device=$work/host-without-terms.toml
-    local args=(import --workload "$workload" --device "$device" --reference-cpu-freq-hz "$clock"
-                --cold-then-warm-trace "$cold" --storage-name "$medium" --accept-disturbed
-                --out "$work/$name-w0-$kind.toml")
-    for t in $traces $scaling; do args+=(--trace "$t"); done
-    "$calibrate" "${args[@]}"
     "$validate" "${session[@]}" --device "$host" --profile "$work/$name-w0-$kind.toml" \
       --rescore "$full/report.json" --out "$work/report-$name-w0-$kind"
   done
@@ -223,15 +236,9 @@ EOF
 fi
 c_session=(--runner pytorch --workload "$work/c/c.toml" --dataset "$data" --format jpeg-folder --grid "$work/c/grid.toml"
            --model resnet18-cifar --crop-size 32 --device "$host")
-c_import() {  # c_import DEVICE OUT
-  "$calibrate" import --workload "$work/c/c.toml" --device "$1" --reference-cpu-freq-hz "$clock" \
-    --trace "$work/c/traces/w0-b16.csv" --trace "$work/c/traces/w0-b32.csv" --trace "$work/c/traces/scaling.csv" \
-    --trace "$work/c/traces/loader-scaling.csv" --cold-then-warm-trace "$work/c/traces/cold-then-warm-b16.csv" \
-    --storage-name "$medium" --accept-disturbed --out "$2"
-}
-c_import "$host" "$work/c-w0-with-machine-terms.toml"
-c_import "$work/host-without-terms.toml" "$work/c-w0-with-workload-guesses.toml"
-# Beside ResNet-18's step the host watch reads slow in 5-25 % of its probes on this VM with
+import_w0 c "$work/c/c.toml" "$work/c/traces/cold-then-warm-b16.csv" \
+  "$work/c/traces/"{w0-b16,w0-b32,scaling,loader-scaling}.csv
+# Beside ResNet-18's step the host watch reads slow in 5-46 % of its probes on this VM with
 # nothing else running, so here it only watches (--host-retries 0) rather than measure most
 # runs again.
 [ -e "$work/report-c-w0-with-machine-terms/report.json" ] ||

@@ -44,13 +44,18 @@ std::map<int, std::vector<BatchRecord>> steady_rows_with_workers(const std::vect
   return by_size;
 }
 
-// The rows' median batch_bytes; NaN when a row lacks it (a trace without the column).
-double median_batch_bytes(const std::vector<BatchRecord>& rows) {
-  std::vector<double> bytes;
+// The rows' median of an optional column; NaN when a row lacks it (a trace without the column,
+// or a row where it was not measured).
+double median_where_every_row_logs(const std::vector<BatchRecord>& rows, double BatchRecord::*column, const char* name) {
+  std::vector<double> values;
   for (const auto& b : rows) {
-    if (!std::isnan(b.batch_bytes)) bytes.push_back(b.batch_bytes);
+    if (!std::isnan(b.*column)) values.push_back(b.*column);
   }
-  return !bytes.empty() && bytes.size() == rows.size() ? median_of(bytes, "batch_bytes") : std::nan("");
+  return !values.empty() && values.size() == rows.size() ? median_of(values, name) : std::nan("");
+}
+
+double median_batch_bytes(const std::vector<BatchRecord>& rows) {
+  return median_where_every_row_logs(rows, &BatchRecord::batch_bytes, "batch_bytes");
 }
 
 double median_compute_s(const std::vector<BatchRecord>& rows) {
@@ -64,24 +69,18 @@ double median_compute_s(const std::vector<BatchRecord>& rows) {
 // between runs (a worker loaded the same files in 0.71-1.14x the time of the num_workers = 0 run
 // before it, docs/explanation/import.md), so a send taken against L(b) holds that difference.
 double worker_loading_s(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample) {
-  std::vector<double> load;
-  for (const auto& b : rows) {
-    if (!std::isnan(b.load_s)) load.push_back(b.load_s);
-  }
-  return !load.empty() && load.size() == rows.size() ? median_of(load, "load_s") : wait_s_per_sample * size;
+  const double own = median_where_every_row_logs(rows, &BatchRecord::load_s, "load_s");
+  return std::isnan(own) ? wait_s_per_sample * size : own;
 }
 
 HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
-  std::vector<double> fetch, fetch_cpu;
-  for (const auto& b : rows) {
-    fetch.push_back(b.fetch_s);
-    if (!std::isnan(b.fetch_cpu_s)) fetch_cpu.push_back(b.fetch_cpu_s);
-  }
+  std::vector<double> fetch;
+  for (const auto& b : rows) fetch.push_back(b.fetch_s);
   const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
   out.measurements.push_back(wait);
   const double behind = std::max(0.0, worker_loading_s(size, rows, wait_s_per_sample) - median_compute_s(rows));
   HandoffPoint p{size, median_batch_bytes(rows), wait.median - behind, behind > 0,
-                 fetch_cpu.size() == rows.size() ? median_of(fetch_cpu, "fetch_cpu_s") : std::nan("")};
+                 median_where_every_row_logs(rows, &BatchRecord::fetch_cpu_s, "fetch_cpu_s")};
   if (p.seconds < 0) {
     out.notes.push_back(fmt::format("handoff at batch size {} came out {} s (the worker being behind explains the whole "
                                     "wait); set to 0", size, p.seconds));
