@@ -41,6 +41,7 @@ json point_json(const ComparisonPoint& p) {
           {"calibration_overlap", p.calibration_overlap},
           {"repeats", p.repeats},
           {"disturbed_runs_left_out", p.runs_left_out},
+          {"every_run_disturbed", p.every_run_disturbed},
           {"measured",
            {{"e2e_s", summary_json(p.e2e_s)},
             {"stall_s", summary_json(p.stall_s)},
@@ -162,6 +163,14 @@ std::string plot_title(const SessionInfo& s, const Aggregate& a) {
   return title;
 }
 
+// A point whose figures need a caveat: its runs overlap the calibration's, or the host disturbed
+// every one of them (the medians then describe a slower machine than the model).
+std::string point_remark(const ComparisonPoint& p) {
+  if (p.calibration_overlap) return "  (calibration overlap)";
+  if (p.every_run_disturbed) return "  (every run disturbed)";
+  return "";
+}
+
 }  // namespace
 
 std::string report_json(const ValidationReport& r) {
@@ -173,8 +182,11 @@ std::string report_json(const ValidationReport& r) {
               {"sanity",
                {{"max_e2e_mape_pct", r.bound.max_e2e_mape_pct},
                 {"max_worker_ratio_error", r.bound.max_worker_ratio_error},
-                {"passed", r.sanity_failures.empty()},
-                {"failures", r.sanity_failures}}},
+                {"min_runs_for_ratio", r.bound.min_runs_for_ratio},
+                {"passed", r.sanity.passed()},
+                {"failures", r.sanity.failures},
+                {"judged_worker_ratios", r.sanity.judged_worker_ratios},
+                {"not_judged", r.sanity.not_judged}}},
               {"points", points},
               {"configs", configs_json(r)}};
   return checksummed_document(doc);
@@ -212,7 +224,7 @@ std::string report_table(const ValidationReport& r) {
                        p.config.name, p.epoch, p.e2e_s.median, p.predicted.e2e_s, p.e2e_error_pct, p.spread_pct,
                        p.stall_error_pct_of_e2e, p.compute_error_pct,
                        p.hit_ratio ? fmt::format("{:.3f}", p.hit_ratio->median) : std::string("-"),
-                       p.predicted.cache_hit_ratio, p.calibration_overlap ? "  (calibration overlap)" : "");
+                       p.predicted.cache_hit_ratio, point_remark(p));
   }
   const Aggregate& a = r.aggregate;
   out += fmt::format(
@@ -222,7 +234,8 @@ std::string report_table(const ValidationReport& r) {
       a.stall_error_pct_of_e2e, a.stall_max_error_pct_of_e2e, a.compute_mape_pct);
   if (a.hit_error_points) out += fmt::format("; hit ratio error {:.1f} points (max {:.1f})", *a.hit_error_points, *a.hit_max_error_points);
   out += fmt::format("; measured by the {} runner\n", r.session.runner);
-  for (const auto& f : r.sanity_failures) out += "sanity: " + f + "\n";
+  for (const auto& f : r.sanity.failures) out += "sanity: " + f + "\n";
+  for (const auto& f : r.sanity.not_judged) out += "sanity: " + f + "\n";
   return out;
 }
 

@@ -64,7 +64,7 @@ struct ValidationReport {
   std::vector<ComparisonPoint> points;
   Aggregate aggregate;
   SanityBound bound;
-  std::vector<std::string> sanity_failures;
+  SanityVerdict sanity;
 };
 
 std::string report_json(const ValidationReport& report);

@@ -744,7 +744,7 @@ ValidationReport run_validation(const ValidateOptions& o, const std::filesystem:
   if (in.calibration_rounds) predict_with_pooled_profile(o, in, report);
   report.points = compare(report.configs);
   report.aggregate = aggregate(report.points);
-  report.sanity_failures = sanity_failures(report.points, report.bound);
+  report.sanity = sanity_check(report.points, report.bound);
   report.session.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_report(report, o.out);
   journal.remove();

@@ -102,6 +102,7 @@ ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
   p.calibration_overlap = c.calibration_overlap;
   const std::vector<MeasuredRun> runs = usable_runs(c.runs);
   p.runs_left_out = static_cast<int>(c.runs.size() - runs.size());
+  p.every_run_disturbed = !runs.empty() && std::all_of(runs.begin(), runs.end(), [](const MeasuredRun& r) { return r.disturbed(); });
   const std::vector<double> e2e = epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; });
   p.e2e_s = summarize(e2e);
   p.stall_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.outside_steps_s(); }));
@@ -192,19 +193,27 @@ Aggregate aggregate(const std::vector<ComparisonPoint>& points) {
   return a;
 }
 
-std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& points, const SanityBound& bound) {
-  std::vector<std::string> failures;
+SanityVerdict sanity_check(const std::vector<ComparisonPoint>& points, const SanityBound& bound) {
+  SanityVerdict verdict;
   const Aggregate a = aggregate(points);
   const double allowed_mape_pct = bound.max_e2e_mape_pct + 2 * a.noise_floor_pct;
   if (a.e2e_mape_pct > allowed_mape_pct) {
-    failures.push_back(fmt::format("E2E MAPE {:.1f} % is above the sanity bound of {:.0f} % + twice the noise floor "
-                                   "of {:.1f} % = {:.1f} %",
-                                   a.e2e_mape_pct, bound.max_e2e_mape_pct, a.noise_floor_pct, allowed_mape_pct));
+    verdict.failures.push_back(fmt::format("E2E MAPE {:.1f} % is above the sanity bound of {:.0f} % + twice the noise floor "
+                                           "of {:.1f} % = {:.1f} %",
+                                           a.e2e_mape_pct, bound.max_e2e_mape_pct, a.noise_floor_pct, allowed_mape_pct));
   }
   for (const auto& p : points) {
     if (p.config.loader.workers == 0 || p.calibration_overlap) continue;
     const ComparisonPoint* base = sequential_sibling(points, p);
     if (base == nullptr || base->predicted.e2e_s <= 0 || p.e2e_s.min <= 0 || base->e2e_s.min <= 0) continue;
+    if (std::min(p.repeats, base->repeats) < bound.min_runs_for_ratio) {
+      verdict.not_judged.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers not judged: {} of its "
+                                               "runs and {} of the workers-0 runs kept, fewer than {}",
+                                               p.config.name, p.epoch, p.config.loader.workers, p.repeats, base->repeats,
+                                               bound.min_runs_for_ratio));
+      continue;
+    }
+    ++verdict.judged_worker_ratios;
     // Fastest runs, not medians: this VM runs each run at one speed or ~1.5x slower for its
     // whole length (docs/explanation/validation.md), and a
     // median of five can land on either, so a ratio of medians flips between ~0.43 and ~1.0
@@ -216,12 +225,13 @@ std::vector<std::string> sanity_failures(const std::vector<ComparisonPoint>& poi
     const double ratio_noise = measured_ratio * std::hypot(p.jitter_pct, base->jitter_pct) / 100;
     const double allowed = bound.max_worker_ratio_error + 2 * ratio_noise;
     if (std::abs(predicted_ratio - measured_ratio) > allowed) {
-      failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured (fastest runs) "
-                                     "but {:.2f} predicted (allowed difference {:.2f})",
-                                     p.config.name, p.epoch, p.config.loader.workers, measured_ratio, predicted_ratio, allowed));
+      verdict.failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured (fastest "
+                                             "runs) but {:.2f} predicted (allowed difference {:.2f})",
+                                             p.config.name, p.epoch, p.config.loader.workers, measured_ratio,
+                                             predicted_ratio, allowed));
     }
   }
-  return failures;
+  return verdict;
 }
 
 }  // namespace edgetwin::validate

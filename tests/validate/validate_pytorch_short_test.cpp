@@ -5,7 +5,7 @@
 // script's traces (--calibrate-each-round: validate/pytorch_calibration.hpp). Not workers 2:
 // there two worker processes and the trainer are three CPU-bound processes on two cores, whose
 // epochs swing with the scheduler (spreads of 13-26 % in docs/explanation/validation.md's sessions), too
-// much for the bound's ratio check in a two-minute test.
+// much for the bound's ratio check in a short test.
 // Asserts the report is complete and says which runner measured, that the errors are within
 // validate_short_test's loose sanity bound (validation_stats.hpp; why it is loose:
 // docs/explanation/validation.md), and that the pooled calibration measured the handoff of a batch from a
@@ -23,8 +23,8 @@
 // A second test kills such a session while its interpreter trains with two worker processes.
 //
 // The folder is half validate_short_test's: each run starts an interpreter and imports torch
-// (~2.5 s here), so 1,000 files keep the whole test near its two-minute budget while an epoch
-// (~1-2 s) is still long next to a worker's start.
+// (~2.5 s here), so 1,000 files keep a session near 7 minutes on the dev VM (2026-12-06) while
+// an epoch (~1-2 s) is still long next to a worker's start.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -50,8 +50,6 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   const nlohmann::json& report = session.report;
   expect_complete_report(out, 2, 2, 5);
   EXPECT_EQ(report.at("session").at("runner"), "pytorch");
-  EXPECT_TRUE(report.at("sanity").at("passed").get<bool>())
-      << report.at("sanity").dump(2) << "\n" << session.result.output << "\n" << machine_note();
   // The Python probes came back from the worker processes: warm cache, dataset << RAM, all hits.
   for (const auto& p : report.at("points")) {
     ASSERT_FALSE(p.at("measured").at("cache_hit_ratio").is_null()) << p.dump();
@@ -94,6 +92,10 @@ TEST(ValidatePytorchShort, TinyJpegFolderReportIsCompleteAndSane) {
   if (round.costs.miss_s_per_byte > 0) {
     EXPECT_EQ(round.costs.miss_storage, "virtio-disk");
   }
+  // The bound, where the host left enough runs undisturbed to judge a worker ratio.
+  if (!judged_a_worker_ratio(report)) GTEST_SKIP() << unjudged_note(report);
+  EXPECT_TRUE(report.at("sanity").at("passed").get<bool>())
+      << report.at("sanity").dump(2) << "\n" << session.result.output << "\n" << machine_note();
 }
 
 // The interpreter and its DataLoader workers (grandchildren of edgetwin-validate) die with it,

@@ -158,11 +158,11 @@ TEST(ValidationStats, SanityBoundCatchesAModelThatIgnoresWorkers) {
   const auto two = config("w2", 2);
   const auto good = compare({measurements(seq, {10, 10.2, 9.9}, 0.1, PredictedEpoch{10.3, 0.1, 10.2, 1}),
                              measurements(two, {6, 6.1, 5.8}, 1.0, PredictedEpoch{6.4, 1.2, 5.2, 1})});
-  EXPECT_TRUE(sanity_failures(good, SanityBound{}).empty());
+  EXPECT_TRUE(sanity_check(good, SanityBound{}).passed());
 
   const auto ignores_workers = compare({measurements(seq, {10, 10.2, 9.9}, 0.1, PredictedEpoch{10.3, 0.1, 10.2, 1}),
                                         measurements(two, {6, 6.1, 5.8}, 1.0, PredictedEpoch{10.3, 0.1, 10.2, 1})});
-  const auto failures = sanity_failures(ignores_workers, SanityBound{});
+  const auto failures = sanity_check(ignores_workers, SanityBound{}).failures;
   ASSERT_EQ(failures.size(), 2u);
   EXPECT_NE(failures[0].find("E2E MAPE"), std::string::npos) << failures[0];
   EXPECT_NE(failures[1].find("w2 epoch 0: E2E with 2 workers / with 0 workers is 0.59 measured (fastest runs) but 1.00 "
@@ -180,9 +180,10 @@ TEST(ValidationStats, SanityRatioComparesTheFastestRuns) {
   const auto seq = config("w0", 0);
   const auto two = config("w2", 2);
   const auto with_w2_predicted = [&](double w2_e2e) {
-    return sanity_failures(compare({measurements(seq, {10, 15, 15.1}, 0.1, PredictedEpoch{12, 0.1, 11.9, 1}),
-                                    measurements(two, {6, 6.1, 5.9}, 1.0, PredictedEpoch{w2_e2e, 1.0, w2_e2e - 1, 1})}),
-                           SanityBound{});
+    return sanity_check(compare({measurements(seq, {10, 15, 15.1}, 0.1, PredictedEpoch{12, 0.1, 11.9, 1}),
+                                 measurements(two, {6, 6.1, 5.9}, 1.0, PredictedEpoch{w2_e2e, 1.0, w2_e2e - 1, 1})}),
+                        SanityBound{})
+        .failures;
   };
   EXPECT_TRUE(with_w2_predicted(7.2).empty());  // ratio 0.60, E2E 20 % and 20 % off
   const auto failures = with_w2_predicted(4.8);  // ratio 0.40, E2E 20 % and 20 % off
@@ -190,6 +191,58 @@ TEST(ValidationStats, SanityRatioComparesTheFastestRuns) {
   EXPECT_NE(failures[0].find("is 0.59 measured (fastest runs) but 0.40 predicted (allowed difference 0.17)"),
             std::string::npos)
       << failures[0];
+}
+
+// A ratio is judged only where both sides' figures rest on at least three runs. The workers-0
+// point below has `kept` undisturbed runs and `disturbed` ones (a balloon that gave memory
+// back); the workers-2 prediction is the workers-ignoring 1.0 against 0.59 measured. With two
+// kept runs the ratio is listed as not judged and fails nothing; with three it fails. With
+// every run disturbed all five are kept, and it is judged on their fastest.
+TEST(ValidationStats, SanityRatioNeedsThreeRunsEachSide) {
+  const auto two = config("w2", 2);
+  const auto with_workers_0_runs = [&](int kept, int disturbed) {
+    ConfigMeasurements seq = measurements(config("w0", 0), {}, 0.1, PredictedEpoch{10, 0.1, 9.9, 1});
+    for (int i = 0; i < kept + disturbed; ++i) {
+      seq.runs.push_back(run_of(10 + 0.1 * i, 0.1));
+      if (i >= kept) seq.runs.back().balloon_deflated_bytes = 1;
+    }
+    SanityBound ratio_only;
+    ratio_only.max_e2e_mape_pct = 1000;  // the MAPE bound out of the way
+    return sanity_check(compare({seq, measurements(two, {6, 6.1, 5.9}, 1.0, PredictedEpoch{9.9, 0.1, 9.8, 1})}), ratio_only);
+  };
+  const SanityVerdict two_kept = with_workers_0_runs(2, 3);
+  EXPECT_TRUE(two_kept.passed());
+  EXPECT_EQ(two_kept.judged_worker_ratios, 0);
+  ASSERT_EQ(two_kept.not_judged.size(), 1u);
+  EXPECT_NE(two_kept.not_judged[0].find("w2 epoch 0: E2E with 2 workers / with 0 workers not judged: 3 of its runs and 2 "
+                                        "of the workers-0 runs kept, fewer than 3"),
+            std::string::npos)
+      << two_kept.not_judged[0];
+
+  for (const auto& [kept, disturbed] : {std::pair{3, 2}, std::pair{0, 5}}) {
+    const SanityVerdict judged = with_workers_0_runs(kept, disturbed);
+    EXPECT_EQ(judged.judged_worker_ratios, 1) << kept;
+    EXPECT_TRUE(judged.not_judged.empty()) << kept;
+    ASSERT_EQ(judged.failures.size(), 1u) << kept;
+    EXPECT_NE(judged.failures[0].find("is 0.59 measured (fastest runs) but 0.99 predicted"), std::string::npos)
+        << judged.failures[0];
+  }
+}
+
+TEST(ValidationStats, APointWhoseRunsWereAllDisturbedKeepsThemAllAndSaysSo) {
+  ConfigMeasurements m = measurements(config("w0", 0), {10, 11, 12}, 0.1, PredictedEpoch{10, 0.1, 9.9, 1});
+  for (auto& run : m.runs) run.balloon_deflated_bytes = 1;
+  const ComparisonPoint all = compare({m}).at(0);
+  EXPECT_TRUE(all.every_run_disturbed);
+  EXPECT_EQ(all.repeats, 3);
+  EXPECT_EQ(all.runs_left_out, 0);
+
+  m.runs[1].balloon_deflated_bytes = 0;
+  const ComparisonPoint one = compare({m}).at(0);
+  EXPECT_FALSE(one.every_run_disturbed);
+  EXPECT_EQ(one.repeats, 1);
+  EXPECT_EQ(one.runs_left_out, 2);
+  EXPECT_DOUBLE_EQ(one.e2e_s.median, 11);
 }
 
 // The MAPE bound allows twice the noise floor on top: one workers-0 point measured {9, 10, 12}
@@ -203,8 +256,9 @@ TEST(ValidationStats, SanityBoundOnMapeAllowsTwiceTheNoiseFloor) {
   const double allowed_pct = SanityBound{}.max_e2e_mape_pct + 2 * floor_pct;
   const auto at = [&](double error_pct) {
     const double e2e = 10 * (1 + error_pct / 100);
-    return sanity_failures(compare({measurements(seq, {9, 10, 12}, 0.1, PredictedEpoch{e2e, 0.1, e2e - 0.1, 1})}),
-                           SanityBound{});
+    return sanity_check(compare({measurements(seq, {9, 10, 12}, 0.1, PredictedEpoch{e2e, 0.1, e2e - 0.1, 1})}),
+                        SanityBound{})
+        .failures;
   };
   EXPECT_TRUE(at(allowed_pct - 0.01).empty());
   const auto failures = at(allowed_pct + 0.01);
