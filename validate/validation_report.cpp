@@ -63,7 +63,12 @@ json point_json(const ComparisonPoint& p) {
             {"hit_error_points", number_or_null(p.hit_error_points)}}},
           {"spread_pct", p.spread_pct},
           {"noise_pct", p.noise_pct},
-          {"jitter_pct", p.jitter_pct}};
+          {"jitter_pct", p.jitter_pct},
+          {"fastest",
+           {{"e2e_min_s", p.fastest.e2e_min_s},
+            {"jitter_pct", p.fastest.jitter_pct},
+            {"runs", p.fastest.runs},
+            {"disturbed_included", p.fastest.disturbed_included}}}};
 }
 
 json aggregate_json(const Aggregate& a) {
@@ -182,7 +187,7 @@ std::string report_json(const ValidationReport& r) {
               {"sanity",
                {{"max_e2e_mape_pct", r.bound.max_e2e_mape_pct},
                 {"max_worker_ratio_error", r.bound.max_worker_ratio_error},
-                {"min_runs_for_ratio", r.bound.min_runs_for_ratio},
+                {"min_runs_for_ratio", kRunsForTheFastest},
                 {"passed", r.sanity.passed()},
                 {"failures", r.sanity.failures},
                 {"judged_worker_ratios", r.sanity.judged_worker_ratios},

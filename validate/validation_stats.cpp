@@ -88,11 +88,29 @@ void fill_errors(ComparisonPoint& p) {
   if (p.hit_ratio) p.hit_error_points = std::abs(p.predicted.cache_hit_ratio - p.hit_ratio->median) * 100;
 }
 
+std::vector<MeasuredRun> undisturbed_runs(const std::vector<MeasuredRun>& runs) {
+  std::vector<MeasuredRun> kept;
+  std::copy_if(runs.begin(), runs.end(), std::back_inserter(kept), [](const MeasuredRun& r) { return !r.disturbed(); });
+  return kept;
+}
+
 // Runs that measured the machine the prediction describes; all of them if none did.
 std::vector<MeasuredRun> usable_runs(const std::vector<MeasuredRun>& runs) {
-  std::vector<MeasuredRun> usable;
-  std::copy_if(runs.begin(), runs.end(), std::back_inserter(usable), [](const MeasuredRun& r) { return !r.disturbed(); });
+  std::vector<MeasuredRun> usable = undisturbed_runs(runs);
   return usable.empty() ? runs : usable;
+}
+
+// The median's standard error, in % of it, if the runs were normal with sigma = 1.4826 x MAD.
+double jitter_pct_of(const Summary& s) {
+  if (s.median <= 0 || s.n == 0) return 0;
+  return kMedianStandardError * kMadToSigma * s.mad / std::sqrt(static_cast<double>(s.n)) / s.median * 100;
+}
+
+FastestRuns fastest_runs(const std::vector<MeasuredRun>& all, std::size_t epoch) {
+  const std::vector<MeasuredRun> kept = undisturbed_runs(all);
+  const bool enough_kept = static_cast<int>(kept.size()) >= kRunsForTheFastest;
+  const Summary s = summarize(epoch_values(enough_kept ? kept : all, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; }));
+  return {s.min, jitter_pct_of(s), s.n, !enough_kept && kept.size() < all.size()};
 }
 
 ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
@@ -115,9 +133,9 @@ ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
   if (p.e2e_s.median > 0) {
     p.spread_pct = (p.e2e_s.max - p.e2e_s.min) / p.e2e_s.median * 100;
     p.noise_pct = bootstrap_median_sd(e2e) / p.e2e_s.median * 100;
-    p.jitter_pct = kMedianStandardError * kMadToSigma * p.e2e_s.mad / std::sqrt(static_cast<double>(p.e2e_s.n)) /
-                   p.e2e_s.median * 100;
+    p.jitter_pct = jitter_pct_of(p.e2e_s);
   }
+  p.fastest = fastest_runs(c.runs, epoch);
   p.predicted = c.prediction.epochs.at(epoch);
   fill_errors(p);
   return p;
@@ -205,12 +223,12 @@ SanityVerdict sanity_check(const std::vector<ComparisonPoint>& points, const San
   for (const auto& p : points) {
     if (p.config.loader.workers == 0 || p.calibration_overlap) continue;
     const ComparisonPoint* base = sequential_sibling(points, p);
-    if (base == nullptr || base->predicted.e2e_s <= 0 || p.e2e_s.min <= 0 || base->e2e_s.min <= 0) continue;
-    if (std::min(p.repeats, base->repeats) < bound.min_runs_for_ratio) {
-      verdict.not_judged.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers not judged: {} of its "
-                                               "runs and {} of the workers-0 runs kept, fewer than {}",
-                                               p.config.name, p.epoch, p.config.loader.workers, p.repeats, base->repeats,
-                                               bound.min_runs_for_ratio));
+    if (base == nullptr || base->predicted.e2e_s <= 0 || p.fastest.e2e_min_s <= 0 || base->fastest.e2e_min_s <= 0) continue;
+    if (std::min(p.fastest.runs, base->fastest.runs) < kRunsForTheFastest) {
+      verdict.not_judged.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers not judged: {} runs of "
+                                               "it and {} of workers 0, fewer than {}",
+                                               p.config.name, p.epoch, p.config.loader.workers, p.fastest.runs,
+                                               base->fastest.runs, kRunsForTheFastest));
       continue;
     }
     ++verdict.judged_worker_ratios;
@@ -219,10 +237,10 @@ SanityVerdict sanity_check(const std::vector<ComparisonPoint>& points, const San
     // median of five can land on either, so a ratio of medians flips between ~0.43 and ~1.0
     // around a true 0.63. Interference only adds time, so each configuration's fastest run is
     // the machine the model describes.
-    const double measured_ratio = p.e2e_s.min / base->e2e_s.min;
+    const double measured_ratio = p.fastest.e2e_min_s / base->fastest.e2e_min_s;
     const double predicted_ratio = p.predicted.e2e_s / base->predicted.e2e_s;
     // Relative standard errors of a quotient add in quadrature.
-    const double ratio_noise = measured_ratio * std::hypot(p.jitter_pct, base->jitter_pct) / 100;
+    const double ratio_noise = measured_ratio * std::hypot(p.fastest.jitter_pct, base->fastest.jitter_pct) / 100;
     const double allowed = bound.max_worker_ratio_error + 2 * ratio_noise;
     if (std::abs(predicted_ratio - measured_ratio) > allowed) {
       verdict.failures.push_back(fmt::format("{} epoch {}: E2E with {} workers / with 0 workers is {:.2f} measured (fastest "

@@ -39,6 +39,21 @@ struct Summary {
 };
 Summary summarize(std::vector<double> values);
 
+// A worker ratio compares each point's fastest run (sanity_check), taken from its undisturbed
+// runs when it has kRunsForTheFastest of them, else from all of its runs: interference only
+// adds time, so a disturbed run cannot make the fastest faster, and the fastest of one or two
+// runs has no jitter to widen the bound. CI's run of 9f2c594 left one undisturbed workers-0
+// run, whose epoch 1 was 22 % faster than its epoch 0, and the ratio failed on it alone. With
+// the PyTorch runner the host watch flags most runs on the dev VM, so one or two undisturbed
+// runs is common there.
+constexpr int kRunsForTheFastest = 3;
+struct FastestRuns {
+  double e2e_min_s = 0;
+  double jitter_pct = 0;  // as ComparisonPoint::jitter_pct, over these runs
+  int runs = 0;
+  bool disturbed_included = false;
+};
+
 struct ComparisonPoint {
   GridConfig config;
   int epoch = 0;
@@ -65,6 +80,7 @@ struct ComparisonPoint {
   // runs were normal with sigma = 1.4826 x MAD. It ignores a minority of runs at the other
   // speed, so it is the noise of the fastest runs' ratio (sanity_check).
   double jitter_pct = 0;
+  FastestRuns fastest;  // what the worker ratio takes of this point
   // Predicted.
   PredictedEpoch predicted;
   // Errors.
@@ -109,22 +125,16 @@ struct SanityBound {
   double max_e2e_mape_pct = 25;
   // For each workers > 0 point with a workers-0 sibling (same epoch, batch, cache, cores,
   // balloon): |predicted ratio - measured ratio| of E2E(w) / E2E(0), the measured ratio taken
-  // between the two points' fastest runs, beyond twice the ratio's noise (from both points'
-  // jitter_pct), so that a disturbed sibling alone does not fail it.
+  // between the two points' fastest runs (ComparisonPoint::fastest), beyond twice the ratio's
+  // noise (from both points' jitter over the same runs), so that a disturbed sibling alone does
+  // not fail it.
   double max_worker_ratio_error = 0.15;
-  // The runs behind each side's figures (ComparisonPoint::repeats) a ratio needs to be judged.
-  // The fastest of one or two runs has no jitter to widen the bound: CI's run of 9f2c594 left
-  // one undisturbed workers-0 run, whose epoch 1 was 22 % faster than its epoch 0, and the
-  // ratio failed on it alone. A point whose runs were all disturbed keeps them all and is
-  // judged: interference only adds time, so its fastest run is still the nearest to the model's
-  // machine (with the PyTorch runner the host watch flags most runs on the dev VM).
-  int min_runs_for_ratio = 3;
 };
 
 // What the bound says of a session's points.
 struct SanityVerdict {
   std::vector<std::string> failures;
-  // Worker ratios left unjudged: a side short of min_runs_for_ratio.
+  // Worker ratios left unjudged: a side with fewer than kRunsForTheFastest runs in all.
   std::vector<std::string> not_judged;
   int judged_worker_ratios = 0;
   bool passed() const { return failures.empty(); }

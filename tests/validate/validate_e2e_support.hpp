@@ -57,6 +57,10 @@ inline std::vector<ComparisonPoint> points_from_report(const nlohmann::json& rep
     q.calibration_overlap = p.at("calibration_overlap");
     q.repeats = p.at("repeats");
     q.every_run_disturbed = p.at("every_run_disturbed");
+    q.fastest.e2e_min_s = p.at("fastest").at("e2e_min_s");
+    q.fastest.jitter_pct = p.at("fastest").at("jitter_pct");
+    q.fastest.runs = p.at("fastest").at("runs");
+    q.fastest.disturbed_included = p.at("fastest").at("disturbed_included");
     q.e2e_s.median = p.at("measured").at("e2e_s").at("median");
     q.e2e_s.min = p.at("measured").at("e2e_s").at("min");
     q.jitter_pct = p.at("jitter_pct");
@@ -128,9 +132,7 @@ inline CommandResult run_tiny_jpeg_validation(const std::filesystem::path& dir, 
                      quoted(dir / "out") + " --quiet" + kShortHostWatch);
 }
 
-// The short validation, and a second one in `second` when the first fails the sanity bound
-// or could judge none of its worker ratios (a side's figures on fewer runs than
-// SanityBound::min_runs_for_ratio, the rest disturbed by the host).
+// The short validation, and a second one in `second` when the first fails the sanity bound.
 // This VM runs each run at one of two speeds, 1.5x apart, and on some sessions nearly every run
 // is slow: CI's run of db8a0b2 predicted every point of the PyTorch grid 18-45 % too fast from
 // the session's own calibrations, and no workers-1 run of epoch 1 ran at the fast speed, so
@@ -138,19 +140,6 @@ inline CommandResult run_tiny_jpeg_validation(const std::filesystem::path& dir, 
 // ratio between the fastest runs*). A wrong model fails both sessions; a right one fails only
 // when two sessions in a row land so. Returns the session that decides, its report and its
 // out folder.
-inline bool judged_a_worker_ratio(const nlohmann::json& report) {
-  return report.at("sanity").at("judged_worker_ratios").get<int>() > 0;
-}
-inline bool sanity_decided(const nlohmann::json& report) {
-  return report.at("sanity").at("passed").get<bool>() && judged_a_worker_ratio(report);
-}
-
-// Why a deciding session judged no worker ratio: the host disturbed the runs, not the model.
-inline std::string unjudged_note(const nlohmann::json& report) {
-  return "the host disturbed too many runs of both sessions for any worker ratio to be judged:\n" +
-         report.at("sanity").dump(2) + "\n" + machine_note();
-}
-
 struct DecidingSession {
   CommandResult result;
   nlohmann::json report;
@@ -162,8 +151,8 @@ inline DecidingSession run_tiny_jpeg_validation_deciding(const std::filesystem::
   DecidingSession s{run_tiny_jpeg_validation(first, files, runner, workers), {}, first / "out"};
   if (s.result.exit_code != 0) return s;
   s.report = nlohmann::json::parse(read_text(s.out / "report.json"));
-  if (sanity_decided(s.report)) return s;
-  std::cout << "The first session failed the sanity bound or judged no worker ratio; a second one decides.\n"
+  if (s.report.at("sanity").at("passed").get<bool>()) return s;
+  std::cout << "The first session failed the sanity bound; a second one decides.\n"
             << s.report.at("sanity").dump(2) << "\n" << s.result.output << "\n" << machine_note() << std::endl;
   s = {run_tiny_jpeg_validation(second, files, runner, workers), {}, second / "out"};
   if (s.result.exit_code == 0) s.report = nlohmann::json::parse(read_text(s.out / "report.json"));

@@ -193,40 +193,57 @@ TEST(ValidationStats, SanityRatioComparesTheFastestRuns) {
       << failures[0];
 }
 
-// A ratio is judged only where both sides' figures rest on at least three runs. The workers-0
-// point below has `kept` undisturbed runs and `disturbed` ones (a balloon that gave memory
-// back); the workers-2 prediction is the workers-ignoring 1.0 against 0.59 measured. With two
-// kept runs the ratio is listed as not judged and fails nothing; with three it fails. With
-// every run disturbed all five are kept, and it is judged on their fastest.
-TEST(ValidationStats, SanityRatioNeedsThreeRunsEachSide) {
+// The worker ratio takes each point's fastest run from its undisturbed runs when it has three,
+// else from all of its runs. The workers-0 point below has `kept` undisturbed runs at 10, 10.1,
+// ... s and `disturbed` ones after them (a balloon that gave memory back); the workers-2
+// prediction is the workers-ignoring 0.99 against 5.9 / 10 = 0.59 measured.
+TEST(ValidationStats, SanityRatioTakesTheFastestOfThreeRunsOrMore) {
   const auto two = config("w2", 2);
-  const auto with_workers_0_runs = [&](int kept, int disturbed) {
+  const auto workers_0 = [&](int kept, int disturbed) {
     ConfigMeasurements seq = measurements(config("w0", 0), {}, 0.1, PredictedEpoch{10, 0.1, 9.9, 1});
     for (int i = 0; i < kept + disturbed; ++i) {
       seq.runs.push_back(run_of(10 + 0.1 * i, 0.1));
       if (i >= kept) seq.runs.back().balloon_deflated_bytes = 1;
     }
+    return seq;
+  };
+  const auto verdict = [&](int kept, int disturbed) {
     SanityBound ratio_only;
     ratio_only.max_e2e_mape_pct = 1000;  // the MAPE bound out of the way
-    return sanity_check(compare({seq, measurements(two, {6, 6.1, 5.9}, 1.0, PredictedEpoch{9.9, 0.1, 9.8, 1})}), ratio_only);
+    return sanity_check(
+        compare({workers_0(kept, disturbed), measurements(two, {6, 6.1, 5.9}, 1.0, PredictedEpoch{9.9, 0.1, 9.8, 1})}),
+        ratio_only);
   };
-  const SanityVerdict two_kept = with_workers_0_runs(2, 3);
-  EXPECT_TRUE(two_kept.passed());
-  EXPECT_EQ(two_kept.judged_worker_ratios, 0);
-  ASSERT_EQ(two_kept.not_judged.size(), 1u);
-  EXPECT_NE(two_kept.not_judged[0].find("w2 epoch 0: E2E with 2 workers / with 0 workers not judged: 3 of its runs and 2 "
-                                        "of the workers-0 runs kept, fewer than 3"),
-            std::string::npos)
-      << two_kept.not_judged[0];
+  // Three undisturbed runs: the fastest of them; the disturbed ones play no part.
+  const FastestRuns three = compare({workers_0(3, 2)}).at(0).fastest;
+  EXPECT_EQ(three.runs, 3);
+  EXPECT_FALSE(three.disturbed_included);
+  EXPECT_DOUBLE_EQ(three.e2e_min_s, 10);
+  // Two: all five runs, MAD 0.1 around 10.2, so a jitter of 1.2533 x 1.4826 x 0.1 / sqrt(5) / 10.2.
+  const FastestRuns two_kept = compare({workers_0(2, 3)}).at(0).fastest;
+  EXPECT_EQ(two_kept.runs, 5);
+  EXPECT_TRUE(two_kept.disturbed_included);
+  EXPECT_DOUBLE_EQ(two_kept.e2e_min_s, 10);
+  EXPECT_NEAR(two_kept.jitter_pct, 1.2533 * 1.4826 * 0.1 / std::sqrt(5.0) / 10.2 * 100, 1e-9);
+  // None: all five, as the point's medians are.
+  EXPECT_EQ(compare({workers_0(0, 5)}).at(0).fastest.runs, 5);
 
-  for (const auto& [kept, disturbed] : {std::pair{3, 2}, std::pair{0, 5}}) {
-    const SanityVerdict judged = with_workers_0_runs(kept, disturbed);
+  for (const auto& [kept, disturbed] : {std::pair{3, 2}, std::pair{2, 3}, std::pair{0, 5}}) {
+    const SanityVerdict judged = verdict(kept, disturbed);
     EXPECT_EQ(judged.judged_worker_ratios, 1) << kept;
-    EXPECT_TRUE(judged.not_judged.empty()) << kept;
     ASSERT_EQ(judged.failures.size(), 1u) << kept;
     EXPECT_NE(judged.failures[0].find("is 0.59 measured (fastest runs) but 0.99 predicted"), std::string::npos)
         << judged.failures[0];
   }
+  // Two runs in all: not judged, and listed.
+  const SanityVerdict short_of_runs = verdict(1, 1);
+  EXPECT_TRUE(short_of_runs.passed());
+  EXPECT_EQ(short_of_runs.judged_worker_ratios, 0);
+  ASSERT_EQ(short_of_runs.not_judged.size(), 1u);
+  EXPECT_NE(short_of_runs.not_judged[0].find("w2 epoch 0: E2E with 2 workers / with 0 workers not judged: 3 runs of it "
+                                             "and 2 of workers 0, fewer than 3"),
+            std::string::npos)
+      << short_of_runs.not_judged[0];
 }
 
 TEST(ValidationStats, APointWhoseRunsWereAllDisturbedKeepsThemAllAndSaysSo) {
