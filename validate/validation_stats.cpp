@@ -94,20 +94,14 @@ std::vector<MeasuredRun> undisturbed_runs(const std::vector<MeasuredRun>& runs) 
   return kept;
 }
 
-// Runs that measured the machine the prediction describes; all of them if none did.
-std::vector<MeasuredRun> usable_runs(const std::vector<MeasuredRun>& runs) {
-  std::vector<MeasuredRun> usable = undisturbed_runs(runs);
-  return usable.empty() ? runs : usable;
-}
-
 // The median's standard error, in % of it, if the runs were normal with sigma = 1.4826 x MAD.
 double jitter_pct_of(const Summary& s) {
   if (s.median <= 0 || s.n == 0) return 0;
   return kMedianStandardError * kMadToSigma * s.mad / std::sqrt(static_cast<double>(s.n)) / s.median * 100;
 }
 
-FastestRuns fastest_runs(const std::vector<MeasuredRun>& all, std::size_t epoch) {
-  const std::vector<MeasuredRun> kept = undisturbed_runs(all);
+// `kept`: the undisturbed ones of `all`.
+FastestRuns fastest_runs(const std::vector<MeasuredRun>& all, const std::vector<MeasuredRun>& kept, std::size_t epoch) {
   const bool enough_kept = static_cast<int>(kept.size()) >= kRunsForTheFastest;
   const Summary s = summarize(epoch_values(enough_kept ? kept : all, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; }));
   return {s.min, jitter_pct_of(s), s.n, !enough_kept && kept.size() < all.size()};
@@ -118,9 +112,11 @@ ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
   p.config = c.config;
   p.epoch = static_cast<int>(epoch);
   p.calibration_overlap = c.calibration_overlap;
-  const std::vector<MeasuredRun> runs = usable_runs(c.runs);
+  // The medians: the runs that measured the machine the prediction describes; all of them if none did.
+  const std::vector<MeasuredRun> kept = undisturbed_runs(c.runs);
+  p.every_run_disturbed = kept.empty() && !c.runs.empty();
+  const std::vector<MeasuredRun>& runs = kept.empty() ? c.runs : kept;
   p.runs_left_out = static_cast<int>(c.runs.size() - runs.size());
-  p.every_run_disturbed = !runs.empty() && std::all_of(runs.begin(), runs.end(), [](const MeasuredRun& r) { return r.disturbed(); });
   const std::vector<double> e2e = epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.e2e_s; });
   p.e2e_s = summarize(e2e);
   p.stall_s = summarize(epoch_values(runs, epoch, [](const MeasuredEpoch& e) { return e.outside_steps_s(); }));
@@ -135,7 +131,7 @@ ComparisonPoint compare_epoch(const ConfigMeasurements& c, std::size_t epoch) {
     p.noise_pct = bootstrap_median_sd(e2e) / p.e2e_s.median * 100;
     p.jitter_pct = jitter_pct_of(p.e2e_s);
   }
-  p.fastest = fastest_runs(c.runs, epoch);
+  p.fastest = fastest_runs(c.runs, kept, epoch);
   p.predicted = c.prediction.epochs.at(epoch);
   fill_errors(p);
   return p;

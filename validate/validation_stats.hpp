@@ -78,7 +78,7 @@ struct ComparisonPoint {
   double noise_pct = 0;
   // The runs' jitter around their bulk, in % of the median: the median's standard error if the
   // runs were normal with sigma = 1.4826 x MAD. It ignores a minority of runs at the other
-  // speed, so it is the noise of the fastest runs' ratio (sanity_check).
+  // speed; the worker ratio's noise is the same figure over its own runs (fastest.jitter_pct).
   double jitter_pct = 0;
   FastestRuns fastest;  // what the worker ratio takes of this point
   // Predicted.
