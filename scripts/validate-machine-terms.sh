@@ -8,7 +8,8 @@
 # 1. Workload A, the one that measures the machine: LeNet on 4,000 unpadded 128-pixel JPEG files
 #    through a Resize + CenterCrop transform, profiled by `python3 -m edgetwin.profile` (its full
 #    plan: worker traces, share traces, the placement probe) with --device-out: the host's
-#    device file, with [worker_processes].
+#    device file, with [worker_processes]: its step's share and placement from A's runs, its
+#    handoff terms from the handoff probe (python/edgetwin/handoff_probe.py).
 # 2. Workload B, checked: the grey LeNet on 6,000 64-pixel JPEG files padded to about 18 KB,
 #    through the PyTorch runner's RandomResizedCrop(28) (validate/pytorch_train.py): other files,
 #    another size, another transform. One `edgetwin-validate --runner pytorch
@@ -24,8 +25,8 @@
 #
 # WORK_DIR (default machine-terms-work) receives everything; reports in WORK_DIR/report-*.
 # CHECKS (default "b c") names the workloads to check after A. On the 2-core dev VM, keep the
-# machine otherwise idle. On 2026-12-06 A took 3 minutes, B 12 (its make-up rounds included) and
-# C 14.
+# machine otherwise idle. A took 5 minutes (2026-12-07); on 2026-12-06 B took 12 (its make-up
+# rounds included) and C 14.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(realpath -m "${1:-machine-terms-work}")

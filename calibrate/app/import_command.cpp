@@ -54,8 +54,8 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
               "in the profile, instead of refusing them");
   c->add_option("--device-out", o.device_out,
                 "also write the --device's file with the worker-process terms these traces measured (the handoff, "
-                "the step beside a worker, the CPU beside it, start-up, the step's share, placement) as its "
-                "[worker_processes] table; later imports on it without worker traces take them from there "
+                "the step beside a worker, the CPU beside it, start-up, the step's share, placement) into its "
+                "[worker_processes] table, keeping the terms it holds that these traces did not measure; later imports on it without worker traces take them from there "
                 "(docs/explanation/import.md, *What belongs to the machine*). May name the --device's own file");
   return c;
 }
@@ -87,7 +87,8 @@ WorkerProcessTerms device_terms(const ProfileDocument& doc, const WorkloadSpec& 
 
 void write_device_terms(const std::filesystem::path& out, const ImportDevice& device, const WorkerProcessTerms& terms) {
   const std::string text = with_worker_processes(
-      read_input_file(device.file, limits::toml_file_bytes, "a device file", InputDigest::not_an_input), terms);
+      read_input_file(device.file, limits::toml_file_bytes, "a device file", InputDigest::not_an_input),
+      merged_with_device(terms, device.worker_processes));
   write_loaded_back(out, text, [](const std::filesystem::path& written) { load_device(written); });
   std::cout << "wrote " << out.string() << '\n';
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/profile/profile_writer.hpp"
 #include "calibrate/profile/toml_text.hpp"
@@ -72,6 +73,38 @@ void take_machine_terms(const WorkerProcessTerms& machine, DerivedCosts& out) {
                                     "{} Hz (x {:.4g})",
                                     machine.reference_cpu_freq_hz, out.costs.reference_cpu_freq_hz, to_costs_clock));
   }
+}
+
+WorkerProcessTerms merged_with_device(const WorkerProcessTerms& measured,
+                                      const std::optional<WorkerProcessTerms>& device) {
+  if (!device) return measured;
+  WorkerProcessTerms out = measured;
+  std::vector<std::string> kept;
+  const double to_measured_clock = device->reference_cpu_freq_hz / measured.reference_cpu_freq_hz;
+  for (const WorkerProcessScalar& t : kWorkerProcessScalars) {
+    if (!listed(device->measured, t.name) || listed(measured.measured, t.name)) continue;
+    out.*t.machine = (*device).*t.machine * to_measured_clock;
+    kept.emplace_back(t.name);
+  }
+  if (listed(device->measured, "step_share") && !listed(measured.measured, "step_share")) {
+    out.step_share = device->step_share;
+    kept.emplace_back("step_share");
+  }
+  if (listed(device->measured, "placement_idle") && !listed(measured.measured, "placement_idle")) {
+    out.placement_idle = device->placement_idle;
+    kept.emplace_back("placement_idle");
+  }
+  if (kept.empty()) return out;
+  out.measured.insert(out.measured.end(), kept.begin(), kept.end());
+  const std::string rescaled =
+      to_measured_clock == 1.0 ? ""
+                               : fmt::format(", its CPU seconds rescaled from {} Hz (x {:.4g})",
+                                             device->reference_cpu_freq_hz, to_measured_clock);
+  out.provenance.source = fmt::format("{}: {}, and kept from the device's table before{} ({}: {}): {}",
+                                      fmt::join(measured.measured, ", "), measured.provenance.source, rescaled,
+                                      device->provenance.kind, device->provenance.source, fmt::join(kept, ", "));
+  if (device->provenance.is_estimate()) out.provenance.kind = "estimate";
+  return out;
 }
 
 std::string with_worker_processes(const std::string& device_text, const WorkerProcessTerms& terms) {

@@ -24,6 +24,12 @@ std::optional<WorkerProcessTerms> measured_worker_terms(const DerivedCosts& deri
 // Each term taken is listed in out.from_device.
 void take_machine_terms(const WorkerProcessTerms& machine, DerivedCosts& out);
 
+// What import --device-out writes: the terms this import measured, and every term the device
+// held that it did not measure, kept (its CPU seconds rescaled to the measured terms' clock). The
+// provenance names which terms came from which import; a kept estimate makes the whole an estimate.
+WorkerProcessTerms merged_with_device(const WorkerProcessTerms& measured,
+                                      const std::optional<WorkerProcessTerms>& device);
+
 // A device file's text with `terms` as its [worker_processes] table (and
 // [provenance.worker_processes]) in place of any it had: what import --device-out writes.
 std::string with_worker_processes(const std::string& device_text, const WorkerProcessTerms& terms);

@@ -20,12 +20,16 @@ The plan (--quick: the first four, shorter):
      a core; then the same pinned to one CPU at the first batch size;
   6. a dataset of files (a `samples` list of (path, label), as torchvision's ImageFolder has):
      two epochs over its first samples, the files evicted first: what a miss costs;
-  7. the placement probe (the import's --measure-placement; about 150 s on 2 cores).
+  7. the placement probe (the import's --measure-placement; about 150 s on 2 cores);
+  8. with --device-out, the handoff probe (python/edgetwin/handoff_probe.py): runs 1 and 2 on a
+     dataset whose loading costs no CPU, at batches of 64 KB to 1 MB, imported into the device.
 
 --device-out FILE (instead of --device) first measures this host with `edgetwin-calibrate run
 --write-device` (LeNet-5 on a small synthetic MNIST; the storage benchmark beside the dataset's
 files) and profiles on the device file it writes, named after FILE: the profile's reference
-clock is then the host's own. --workload-out FILE (instead of --workload) writes the workload,
+clock is then the host's own. Its [worker_processes] holds what a worker process costs on this
+machine: the handoff terms from the handoff probe (8), the step's share and the placement from
+the workload's runs (5, 7). --workload-out FILE (instead of --workload) writes the workload,
 named after FILE: the dataset's bytes measured from its files, [model] and [footprint] counted by
 `edgetwin-calibrate census` on a TorchScript export of the model, [costs] the profile's
 (python/edgetwin/workload_file.py).
@@ -84,7 +88,7 @@ CHILD_OPTION = "--run-one"
 
 
 # The parts of the plan --skip leaves out, by the roles of their runs (placement: the import's probe).
-SKIPPABLE = {"scaling", "share", "cold", "placement"}
+SKIPPABLE = {"scaling", "share", "cold", "placement", "probe"}
 
 
 class UsageError(Exception):
@@ -347,7 +351,7 @@ def disturbed_traces(stderr):
     return {d.file for d in edgetwin._diagnostics_of(stderr) if "the run was disturbed" in d.message}
 
 
-def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed, out):
+def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, out):
     command = [edgetwin.program("edgetwin-calibrate"), "import", "--workload", args.workload, "--device",
                args.device, "--reference-cpu-freq-hz", repr(cpu_hz), "--reference-gpu-freq-hz", repr(gpu_hz),
                "--out", out]
@@ -358,13 +362,42 @@ def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, accept_disturbed, out)
         command += ["--storage-name", args.storage_name]
     if not args.quick and "placement" not in args.skip:
         command.append("--measure-placement")
-    if accept_disturbed:
-        command.append("--accept-disturbed")
     if args.device_out and any(run.spec.get("workers", 0) > 0 for run in plan):
         # What worker processes cost belongs to the machine: kept in its device file, where an
-        # import of num_workers = 0 traces alone finds it (docs/explanation/import.md).
+        # import of num_workers = 0 traces alone finds it (docs/explanation/import.md). The
+        # handoff probe's import then replaces the handoff terms and keeps the share and placement.
         command += ["--device-out", args.device]
     return command
+
+
+def import_with_retries(args, children, command, plan, trace_dir, measure):
+    """Runs the import `command` over `plan`'s traces; a run it refuses as disturbed is measured
+    again (`measure(run, label)`), --retries times at most. Returns its stderr."""
+    command = command + (["--accept-disturbed"] if args.accept_disturbed else [])
+    for attempt in range(args.retries + 1):
+        last = attempt == args.retries
+        label = "import" + (" and the placement probe" if "--measure-placement" in command else "")
+        start = time.monotonic()
+        code, _, err = children.run(command)
+        say(f"{label}: {time.monotonic() - start:.1f} s")
+        disturbed = disturbed_traces(err) if code == 2 else set()
+        if code == 0 or not disturbed or last:
+            break
+        again = [run for run in plan if os.path.join(trace_dir, run.name + ".csv") in disturbed]
+        say(f"disturbed: {', '.join(os.path.basename(p) for p in sorted(disturbed))}; measuring again "
+            f"({attempt + 1} of {args.retries})")
+        for run in again:
+            measure(run, "[again]")
+    for line in err.splitlines():
+        if "warning:" in line:
+            say(line)
+    if code == 2:
+        sys.stderr.write(err)
+        raise UsageError("the import refused the runs" + (" (disturbed: measured again "
+                                                          f"{args.retries} times)" if disturbed else ""))
+    if code != 0:
+        raise RuntimeError(f"edgetwin-calibrate import failed (exit {code}):\n{err.strip()}")
+    return err
 
 
 def parse_arguments(argv):
@@ -391,7 +424,8 @@ def parse_arguments(argv):
     p.add_argument("--storage-name", help="the medium the dataset's files are on, as the device file names it")
     p.add_argument("--skip", default="", metavar="PARTS",
                    help="leave parts of the plan out, a comma list of: scaling (steps 3-4), share (5), cold (6), "
-                        "placement (7); the import keeps the workload's values for what they measure")
+                        "placement (7), probe (8, with --device-out); the import keeps the workload's values for "
+                        "what they measure")
     p.add_argument("--retries", type=int, default=2, help="measure a disturbed run again at most this often (2)")
     p.add_argument("--accept-disturbed", action="store_true",
                    help="import disturbed runs with a warning instead of measuring them again")
@@ -517,26 +551,86 @@ def draft_workload(args, children, scratch, facts, model, example, device_name, 
     on a TorchScript export, its [costs] still placeholders (the import's to replace). Returns its path."""
     start = time.monotonic()
     name = output_name(args.workload_out)
+    try:
+        draft = workload_draft(args, children, os.path.join(scratch, "workload"), name, facts, model, example,
+                               args.model, device_name, cpu_hz, gpu_hz)
+    except WorkloadExportError as e:
+        raise UsageError(f"--model: cannot export {args.model} with torch.jit.trace: {e}") from None
+    say(f"workload {name}: {facts.samples} samples of {facts.sample_bytes:.6g} bytes "
+        f"({facts.kind}), the model counted by edgetwin-calibrate census: {time.monotonic() - start:.1f} s")
+    return draft
+
+
+class WorkloadExportError(Exception):
+    """torch.jit.trace could not export the model."""
+
+
+def workload_draft(args, children, directory, name, facts, model, example, model_callable, device_name, cpu_hz,
+                   gpu_hz):
     # In a directory of their own under the names they will have, so that the census's command in
     # the provenance reads as the shipped workloads' do: census --model NAME.pt --workload NAME.toml.
-    scratch = os.path.join(scratch, "workload")
-    os.makedirs(scratch)
+    os.makedirs(directory)
     try:
-        workload_file.export_model(model, example, os.path.join(scratch, name + ".pt"))
+        workload_file.export_model(model, example, os.path.join(directory, name + ".pt"))
     except Exception as e:  # noqa: BLE001 - the user's model: any error is theirs to see
-        raise UsageError(f"--model: cannot export {args.model} with torch.jit.trace: {type(e).__name__}: {e}") from e
-    draft = os.path.join(scratch, name + ".toml")
+        raise WorkloadExportError(f"{type(e).__name__}: {e}") from e
+    draft = os.path.join(directory, name + ".toml")
     with open(draft, "w") as f:
         f.write(workload_file.draft_text(name, type(model).__name__,
                                          sum(p.numel() for p in model.parameters() if p.requires_grad), facts,
                                          args.batch_sizes[0], device_name, cpu_hz, gpu_hz, args.command, args.date,
-                                         args.model))
+                                         model_callable))
     checked_run(children, workload_file.census_command(edgetwin.program("edgetwin-calibrate"), name, facts,
                                                        args.batch_sizes[0], args.torch_device),
-                "edgetwin-calibrate census", cwd=scratch)
-    say(f"workload {output_name(args.workload_out)}: {facts.samples} samples of {facts.sample_bytes:.6g} bytes "
-        f"({facts.kind}), the model counted by edgetwin-calibrate census: {time.monotonic() - start:.1f} s")
+                "edgetwin-calibrate census", cwd=directory)
     return draft
+
+
+# The handoff probe of --device-out (python/edgetwin/handoff_probe.py): its runs, named apart
+# from the workload's traces, and the workload its import reads.
+PROBE_MODULE = "edgetwin.handoff_probe"
+PROBE_WORKLOAD = "handoff-probe"
+PROBE_ROUNDS = 3
+PROBE_BATCHES = 100  # each run's, fewer where the probe's 6,000 samples end first
+
+
+def probe_plan(quick):
+    """Each round: num_workers = 0 and 1 at each of the probe's batch sizes. The import pools the
+    rounds' rows: one round's terms scatter (the send 0.5-1.6 ms, the step's lengthening 0-1.1 ns
+    a byte over three rounds on the 2-core VM), three rounds' medians held workload B within 5 %."""
+    from edgetwin import handoff_probe  # torch, imported where a run needs it
+    plan = []
+    for round_number in range(1, (1 if quick else PROBE_ROUNDS) + 1):
+        for workers in (0, 1):
+            plan += [Run(f"probe-r{round_number}-w{workers}-b{b}", "trace", batch_size=b, workers=workers,
+                         samples=min(PROBE_BATCHES * b, handoff_probe.SAMPLES))
+                     for b in handoff_probe.BATCH_SIZES]
+    return plan
+
+
+def measure_handoff_probe(args, children, scratch, trace_dir, cpu_hz, gpu_hz, measure):
+    """--device-out: the handoff probe's runs and their import into the staged device file, which
+    then holds the probe's handoff terms and keeps the workload's share and placement."""
+    import torch
+    from edgetwin import handoff_probe
+    dataset, model = handoff_probe.make_dataset(), handoff_probe.make_model()
+    facts = workload_file.DatasetFacts(dataset, None, f"{PROBE_MODULE}:make_dataset")
+    example = torch.stack([dataset[i][0] for i in range(2)])
+    probe_args = argparse.Namespace(**vars(args))
+    probe_args.batch_sizes = list(handoff_probe.BATCH_SIZES)
+    probe_args.workload = workload_draft(probe_args, children, os.path.join(scratch, "probe-workload"),
+                                         PROBE_WORKLOAD, facts, model, example, f"{PROBE_MODULE}:make_model",
+                                         args.device_name, cpu_hz, gpu_hz)
+    probe_args.quick = True  # no placement probe: the workload's own stays in the device
+    plan = probe_plan(args.quick)
+    code = dict(dataset=f"{PROBE_MODULE}:make_dataset", model=f"{PROBE_MODULE}:make_model", transform=None)
+
+    def measure_probe(run, label):
+        measure(run, label, code=code)
+    for i, run in enumerate(plan):
+        measure_probe(run, f"[probe {i + 1}/{len(plan)}]")
+    command = import_command(probe_args, plan, trace_dir, cpu_hz, gpu_hz, os.path.join(scratch, "probe-profile.toml"))
+    import_with_retries(probe_args, children, command, plan, trace_dir, measure_probe)
 
 
 def profile(args, children):
@@ -589,51 +683,32 @@ def profile(args, children):
                                            gpu_hz)
             del model
 
-        def measure(run, label):
-            spec = dict(run.spec, path=os.path.join(trace_dir, run.name + ".csv"), dataset=args.dataset,
-                        model=args.model, transform=args.transform, cwd=os.getcwd(), parent=os.getpid(),
-                        torch_device=args.torch_device)
+        user_code = dict(dataset=args.dataset, model=args.model, transform=args.transform)
+
+        def measure(run, label, code=user_code, directory=trace_dir):
+            spec = dict(run.spec, path=os.path.join(directory, run.name + ".csv"), cwd=os.getcwd(), parent=os.getpid(),
+                        torch_device=args.torch_device, **code)
             start = time.monotonic()
-            code, _, err = children.run([sys.executable, "-m", "edgetwin.profile", CHILD_OPTION, json.dumps(spec)],
-                                        env=env)
+            exit_code, _, err = children.run([sys.executable, "-m", "edgetwin.profile", CHILD_OPTION,
+                                              json.dumps(spec)], env=env)
             seconds = time.monotonic() - start
-            if code == 2:
+            if exit_code == 2:
                 raise UsageError(err.strip().splitlines()[-1] if err.strip() else "bad input")
-            if code != 0:
-                raise RuntimeError(f"{run.name} failed (exit {code}):\n{err.strip()}")
+            if exit_code != 0:
+                raise RuntimeError(f"{run.name} failed (exit {exit_code}):\n{err.strip()}")
             timings.append((run, seconds))
             say(f"{label} {run.name}: {run.describe()}: {seconds:.1f} s")
 
         for i, run in enumerate(plan):
             measure(run, f"[{i + 1}/{len(plan)}]")
-        for attempt in range(args.retries + 1):
-            last = attempt == args.retries
-            command = import_command(args, plan, trace_dir, cpu_hz, gpu_hz, args.accept_disturbed, staged_profile)
-            label = "import" + (" and the placement probe" if "--measure-placement" in command else "")
-            start = time.monotonic()
-            code, out, err = children.run(command)
-            say(f"{label}: {time.monotonic() - start:.1f} s")
-            disturbed = disturbed_traces(err) if code == 2 else set()
-            if code == 0 or not disturbed or last:
-                break
-            again = [run for run in plan if os.path.join(trace_dir, run.name + ".csv") in disturbed]
-            say(f"disturbed: {', '.join(os.path.basename(p) for p in sorted(disturbed))}; measuring again "
-                f"({attempt + 1} of {args.retries})")
-            for run in again:
-                measure(run, "[again]")
-        for line in err.splitlines():
-            if "warning:" in line:
-                say(line)
-        if code == 2:
-            sys.stderr.write(err)
-            raise UsageError("the import refused the runs" + (" (disturbed: measured again "
-                                                              f"{args.retries} times)" if disturbed else ""))
-        if code != 0:
-            raise RuntimeError(f"edgetwin-calibrate import failed (exit {code}):\n{err.strip()}")
+        command = import_command(args, plan, trace_dir, cpu_hz, gpu_hz, staged_profile)
+        import_with_retries(args, children, command, plan, trace_dir, measure)
         with open(staged_profile, "rb") as f:
             written = tomllib.load(f)
         outputs = [(staged_profile, args.out)]
         if args.device_out:
+            if "probe" not in args.skip:
+                measure_handoff_probe(args, children, scratch, trace_dir, cpu_hz, gpu_hz, measure)
             outputs.append((staged_device, args.device_out))
         if args.workload_out:
             with open(args.workload) as f:
@@ -658,11 +733,18 @@ def profile(args, children):
         janitor.wait()
 
 
+HANDOFF_TERMS = ("receive_cpu_s_per_batch", "receive_cpu_s_per_byte", "send_cpu_s_per_batch",
+                 "step_with_workers_s_per_batch", "step_with_workers_s_per_byte", "background_cpu_s_per_batch",
+                 "worker_startup_cpu_s")
+
+
 def summarise(args, timings, written):
     costs = written["costs"]
     source = written.get("provenance", {}).get("costs", {}).get("source", "")
-    total = sum(s for _, s in timings)
-    say(f"wrote {args.out}: {len(timings)} runs in {total:.1f} s")
+    probe = [s for run, s in timings if run.name.startswith("probe-")]
+    own = [s for run, s in timings if not run.name.startswith("probe-")]
+    say(f"wrote {args.out}: {len(own)} runs in {sum(own):.1f} s" +
+        (f" (and the handoff probe's {len(probe)} in {sum(probe):.1f} s)" if probe else ""))
     compute = costs.get("compute", {})
     for b, s in zip(compute.get("batch_size", []), compute.get("seconds", [])):
         say(f"  step at batch {b}: {s * 1e3:.3f} ms")
@@ -679,6 +761,12 @@ def summarise(args, timings, written):
         measured = ", ".join(k for k in terms if k != "reference_cpu_freq_hz") or "none"
         say(f"wrote {args.device_out}: device {args.device_name}, CPU clock {costs['reference_cpu_freq_hz'] / 1e9:.4g} "
             f"GHz (the profile's reference clock); what its worker processes cost ([worker_processes]): {measured}")
+        for key in HANDOFF_TERMS:
+            if key in terms:
+                say(f"  {key} = {terms[key]:.6g}")
+        if "probe" not in args.skip:
+            say("  the handoff terms from the handoff probe; the step's share and the placement, where measured, "
+                "from this workload's runs")
     if args.workload_out:
         say(f"wrote {args.workload_out}: workload {written['profile']['workload']}, its [costs] the profile's")
 

@@ -154,12 +154,14 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     lines = done.stderr.splitlines()
     # A progress line per run with its wall time, the host's and the workload's, the import's, then the summary.
     runs = [line for line in lines if line.startswith("edgetwin.profile: [")]
-    assert len(runs) == 6 and all(line.endswith(" s") for line in runs), done.stderr
+    assert len(runs) == 12 and all(line.endswith(" s") for line in runs), done.stderr
+    assert sum(line.startswith("edgetwin.profile: [probe ") for line in runs) == 6, done.stderr
     assert any(line.startswith("edgetwin.profile: device host: edgetwin-calibrate run --write-device") for line in lines)
     assert any(line.startswith("edgetwin.profile: workload tiny-out: ") for line in lines)
     assert any(line.startswith("edgetwin.profile: wrote ") for line in lines)
+    probe = [f"probe-r1-w{w}-b{b}.csv" for w in (0, 1) for b in (4, 16, 64)]
     assert sorted(os.listdir(keep)) == sorted(["w0-b8.csv", "w0-b16.csv", "w1-b8.csv", "w1-b16.csv", "scaling.csv",
-                                              "loader-scaling.csv"])
+                                              "loader-scaling.csv", *probe])
     # Nothing but the three files it was asked for lands beside them.
     assert sorted(os.listdir(tmp_path)) == sorted(["profile.toml", "host.toml", "tiny-out.toml", "traces"])
     with open(out, "rb") as f:
@@ -177,15 +179,17 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     assert host.spec["cpu"]["freq_hz"] == pytest.approx(host_clock_hz(), rel=1e-6)
     assert written["costs"]["reference_cpu_freq_hz"] == host.spec["cpu"]["freq_hz"]
     assert host.spec["provenance"]["cpu"]["kind"] == "measured"
-    # What worker processes cost belongs to the machine: the device keeps what the w1 traces
-    # measured, at the profile's clock, and an import of the w0 traces alone on that device takes it.
+    # What worker processes cost belongs to the machine: the device keeps what the handoff probe's
+    # w1 traces measured, at the profile's clock, and an import of the w0 traces alone on that
+    # device takes it. The probe's terms are not the workload's own (its loading is a sleep).
     terms = host.spec["worker_processes"]
     measured = [k for k, v in terms.items() if k != "reference_cpu_freq_hz" and not isinstance(v, list)]
-    assert measured and "worker_startup_cpu_s" in measured, terms
+    assert measured and "worker_startup_cpu_s" in measured and "send_cpu_s_per_batch" in measured, terms
     assert terms["reference_cpu_freq_hz"] == written["costs"]["reference_cpu_freq_hz"]
-    for key in measured:  # the profile leaves a zero term out
-        assert terms[key] == written["costs"].get(key, 0.0), key
     assert host.spec["provenance"]["worker_processes"]["kind"] == "measured"
+    assert "edgetwin-calibrate import of workload handoff-probe's traces" in \
+        host.spec["provenance"]["worker_processes"]["source"], host.spec["provenance"]["worker_processes"]
+    assert any(terms[key] != written["costs"].get(key, 0.0) for key in measured), terms
     w0_only = tmp_path / "w0-only" / "profile.toml"
     done = subprocess.run([edgetwin.program("edgetwin-calibrate"), "import", "--workload", str(workload), "--device",
                            str(device), "--trace", str(keep / "w0-b8.csv"), "--trace", str(keep / "w0-b16.csv"),
@@ -245,6 +249,25 @@ def test_an_in_memory_datasets_bytes_are_its_arrays_or_an_estimate_that_says_so(
     tensors = DatasetFacts(torch.utils.data.TensorDataset(torch.zeros(10, 3, 8, 8), torch.zeros(10)), None, "x")
     assert (tensors.sample_bytes, tensors.kind) == (3 * 8 * 8 * 4, "estimate")
     assert "sample_bytes is an estimate" in tensors.how
+
+
+def test_the_handoff_probes_loading_takes_no_cpu_and_its_batches_span_64_kb_to_1_mb():
+    """What makes the probe's terms the machine's: a worker that loads it waits rather than
+    competes for a core, and its batch sizes span the bytes the per-byte terms are fitted over."""
+    from edgetwin import handoff_probe
+    probe = handoff_probe.make_dataset()
+    x, label = probe[65]
+    assert x.dtype == handoff_probe.torch.float32 and x.nelement() * x.element_size() == 16384
+    assert label == 5 and len(probe) == handoff_probe.SAMPLES
+    assert probe[1][0].equal(probe[65][0]) and not probe[1][0].equal(probe[2][0])
+    wall, cpu = time.perf_counter(), time.thread_time()
+    for i in range(50):
+        probe[i]
+    wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+    assert wall >= 50 * handoff_probe.LOAD_SLEEP_S
+    assert cpu < 0.25 * wall, (cpu, wall)
+    bytes_per_batch = sorted(b * 16384 for b in handoff_probe.BATCH_SIZES)
+    assert (bytes_per_batch[0], bytes_per_batch[-1]) == (64 * 1024, 1024 * 1024)
 
 
 @pytest.mark.parametrize("given, written", [("--device", "--device-out"), ("--workload", "--workload-out")])
@@ -331,7 +354,7 @@ def test_skip_leaves_parts_out_and_names_the_valid_ones(project, tmp_path):
     command = profile_command(project, tmp_path / "p.toml", "--skip", "share,sclaing")
     done = subprocess.run(command, cwd=project, env=environment(), capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert "--skip: expected some of cold, placement, scaling, share, got sclaing" in done.stderr
+    assert "--skip: expected some of cold, placement, probe, scaling, share, got sclaing" in done.stderr
 
 
 def test_bad_callables_are_input_errors(project, tmp_path):

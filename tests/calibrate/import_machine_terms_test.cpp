@@ -2,7 +2,7 @@
 // traces measures the worker-process terms for the device's [worker_processes]; an import of
 // num_workers = 0 traces alone takes them from the device, rescaled to its clock, instead of the
 // workload's guesses; the terms the logs measured are never replaced; the device file written
-// with them loads and is rewritten in place, not appended to.
+// with them loads and is rewritten in place, not appended to, keeping the terms not measured again.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -145,6 +145,37 @@ TEST(MachineTerms, TheDeviceFileWithTheTermsLoadsAndIsRewrittenNotAppended) {
   EXPECT_EQ(twice, with_worker_processes(original, other));
   write_text(dir / "host.toml", twice);
   EXPECT_EQ(load_device(dir / "host.toml").worker_processes->worker_startup_cpu_s, 0.3);
+}
+
+// The handoff probe's import (python/edgetwin/handoff_probe.py) after a workload's: it measures
+// the handoff terms at the profile's clock and keeps the workload's share and placement.
+TEST(MachineTerms, AnImportWritingTheDeviceKeepsTheTermsItDidNotMeasure) {
+  WorkerProcessTerms probe;
+  probe.reference_cpu_freq_hz = 2.096e9;
+  probe.receive_cpu_s_per_batch = 0.7e-3;
+  probe.send_cpu_s_per_batch = 0.75e-3;
+  probe.measured = {"receive_cpu_s_per_batch", "send_cpu_s_per_batch"};
+  probe.provenance = {"measured", "edgetwin-calibrate import of workload handoff-probe's traces"};
+  const WorkerProcessTerms merged = merged_with_device(probe, machine_at_twice_the_clock());
+  EXPECT_EQ(merged.receive_cpu_s_per_batch, 0.7e-3);                 // measured now: replaced
+  EXPECT_EQ(merged.send_cpu_s_per_batch, 0.75e-3);                   // measured now: added
+  EXPECT_DOUBLE_EQ(merged.receive_cpu_s_per_byte, 2e-9);             // kept, at twice the clock: x 2
+  EXPECT_DOUBLE_EQ(merged.worker_startup_cpu_s, 0.4);
+  EXPECT_DOUBLE_EQ(merged.step_with_workers_s_per_batch, 0.2e-3);
+  EXPECT_EQ(merged.step_share[0].share, 0.7);                        // a share: as it was
+  EXPECT_EQ(merged.placement_idle[0].idle_core_s_per_batch, 1.5e-3);  // idle core time: as it was
+  EXPECT_EQ(merged.measured.size(), 7u);
+  EXPECT_EQ(merged.provenance.kind, "measured");
+  EXPECT_THAT(merged.provenance.source,
+              HasSubstr("receive_cpu_s_per_batch, send_cpu_s_per_batch: edgetwin-calibrate import of workload "
+                        "handoff-probe's traces, and kept from the device's table before, its CPU seconds rescaled from "
+                        "4192000000 Hz (x 2) (measured: edgetwin-calibrate import of workload w's traces on "
+                        "2026-12-06): receive_cpu_s_per_byte, step_with_workers_s_per_batch, worker_startup_cpu_s, "
+                        "step_share, placement_idle"));
+  EXPECT_EQ(merged_with_device(probe, std::nullopt).measured, probe.measured);  // nothing to keep
+  WorkerProcessTerms guessed = machine_at_twice_the_clock();
+  guessed.provenance.kind = "estimate";
+  EXPECT_EQ(merged_with_device(probe, guessed).provenance.kind, "estimate");  // never an estimate called measured
 }
 
 std::string device_error(const TempDir& dir, const std::string& table) {

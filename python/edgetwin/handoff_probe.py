@@ -1,0 +1,51 @@
+"""The handoff probe: a dataset whose samples cost no CPU to load, for what a DataLoader worker
+process costs on this machine whatever the workload (the device's [worker_processes];
+docs/explanation/import.md, *What belongs to the machine*).
+
+A sample is a sleep and then a copy of one of 64 fixed tensors of 16 KB. The worker thus falls
+behind the trainer (its batch of 16 takes 6.4-8 ms to load, the step about 6 ms on the 2-core
+VM) without taking a core from it, so that the trainer's receive, the worker's send, the step's
+lengthening beside a worker and the CPU beside the critical path show alone: not the contention
+for cores, which the step's scaling and share model, nor what a workload's own loading does to
+them. `python3 -m edgetwin.profile --device-out` runs it at batches of 4, 16 and 64 (64 KB to
+1 MB a batch) and writes those terms from it.
+
+Why not the user's workload: its loading's CPU shares the cores with the step and the handoff,
+and two batch sizes of one workload span too few bytes to fit a per-byte term. The step's
+lengthening per byte from a JPEG workload's two short traces came out at 0 to 14.6 ns a byte
+in three profiles of the same files; this probe's, 0 to 1.1 ns (docs/explanation/import.md,
+*What belongs to the machine*). A spinning loader in place of the sleep lengthened the step at
+batch 64 by 15-29 %: that is contention, which the probe is to leave out.
+"""
+
+import time
+
+import torch
+
+SAMPLE_FLOATS = 4096          # 16 KB a sample in float32
+LOAD_SLEEP_S = 0.0004         # a sample's loading: a sleep, no CPU
+SAMPLES = 6000
+BATCH_SIZES = (16, 4, 64)     # the first is the import's reference trace
+
+
+class HandoffProbe(torch.utils.data.Dataset):
+    def __init__(self, samples=SAMPLES):
+        generator = torch.Generator().manual_seed(0)
+        self.inputs = torch.randn(64, SAMPLE_FLOATS, generator=generator)
+        self.samples = samples
+
+    def __len__(self):
+        return self.samples
+
+    def __getitem__(self, index):
+        time.sleep(LOAD_SLEEP_S)
+        return self.inputs[index % 64].clone(), index % 10
+
+
+def make_dataset():
+    return HandoffProbe()
+
+
+def make_model():
+    """A step of a few milliseconds at batch 16 on a CPU core, near the loading's 6.4 ms."""
+    return torch.nn.Sequential(torch.nn.Linear(SAMPLE_FLOATS, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
