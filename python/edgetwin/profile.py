@@ -596,8 +596,8 @@ PROBE_BATCHES = 100  # each run's, fewer where the probe's 6,000 samples end fir
 
 def probe_plan(quick):
     """Each round: num_workers = 0 and 1 at each of the probe's batch sizes. The import pools the
-    rounds' rows: one round's terms scatter (the send 0.5-1.6 ms, the step's lengthening 0-1.1 ns
-    a byte over three rounds on the 2-core VM), three rounds' medians held workload B within 5 %."""
+    rounds' rows, since one round's terms scatter (the send 0.5-1.6 ms, the step's lengthening
+    0-1.1 ns a byte over three single rounds on the 2-core VM; docs/explanation/import.md)."""
     from edgetwin import handoff_probe  # torch, imported where a run needs it
     plan = []
     for round_number in range(1, (1 if quick else PROBE_ROUNDS) + 1):
@@ -685,8 +685,8 @@ def profile(args, children):
 
         user_code = dict(dataset=args.dataset, model=args.model, transform=args.transform)
 
-        def measure(run, label, code=user_code, directory=trace_dir):
-            spec = dict(run.spec, path=os.path.join(directory, run.name + ".csv"), cwd=os.getcwd(), parent=os.getpid(),
+        def measure(run, label, code=user_code):
+            spec = dict(run.spec, path=os.path.join(trace_dir, run.name + ".csv"), cwd=os.getcwd(), parent=os.getpid(),
                         torch_device=args.torch_device, **code)
             start = time.monotonic()
             exit_code, _, err = children.run([sys.executable, "-m", "edgetwin.profile", CHILD_OPTION,
