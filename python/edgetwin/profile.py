@@ -621,7 +621,7 @@ def measure_handoff_probe(args, children, scratch, trace_dir, cpu_hz, gpu_hz, me
     probe_args.workload = workload_draft(probe_args, children, os.path.join(scratch, "probe-workload"),
                                          PROBE_WORKLOAD, facts, model, example, f"{PROBE_MODULE}:make_model",
                                          args.device_name, cpu_hz, gpu_hz)
-    probe_args.quick = True  # no placement probe: the workload's own stays in the device
+    probe_args.skip = args.skip | {"placement"}  # the workload's own placement stays in the device
     plan = probe_plan(args.quick)
     code = dict(dataset=f"{PROBE_MODULE}:make_dataset", model=f"{PROBE_MODULE}:make_model", transform=None)
 
