@@ -70,16 +70,16 @@ void check_run(const MeasuredRun& run) {
   check_within("host.median_ratio", run.host->median_ratio, kMaxProbeRatio, "1000");
 }
 
-json host_json(const std::optional<HostSlowdown>& host) {
+json host_json(const std::optional<calibrate::HostSlowdown>& host) {
   if (!host) return nullptr;
   return {{"probes", host->probes}, {"slow_fraction", host->slow_fraction}, {"median_ratio", host->median_ratio}};
 }
 
 // Reports from before the host was watched have no "host": not watched.
-std::optional<HostSlowdown> host_from_json(const json& j) {
+std::optional<calibrate::HostSlowdown> host_from_json(const json& j) {
   if (!j.contains("host") || j.at("host").is_null()) return std::nullopt;
   const json& h = j.at("host");
-  return HostSlowdown{integer_of<int>(h.at("probes")), h.at("slow_fraction").get<double>(),
+  return calibrate::HostSlowdown{integer_of<int>(h.at("probes")), h.at("slow_fraction").get<double>(),
                       h.at("median_ratio").get<double>()};
 }
 

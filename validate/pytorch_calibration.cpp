@@ -126,7 +126,7 @@ calibrate::ProfileDocument calibrate_with_pytorch(const PytorchCalibrationPlan& 
     options.derivation.reference_cpu_freq_hz = plan.device_cpu_freq_hz;
     options.derivation.reference_gpu_freq_hz = plan.device_gpu_freq_hz;
   }
-  // The session watches its host itself (validate/host_speed_monitor.hpp) and reports the runs
+  // The session watches its host itself (calibrate/hardware/host_speed_monitor.hpp) and reports the runs
   // it measured again; what the import's checks find goes into the profile's notes.
   options.accept_disturbed = true;
   options.command = fmt::format("{} (round {})", plan.command, round + 1);

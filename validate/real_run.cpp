@@ -127,9 +127,9 @@ MeasuredRun run_real(const RealRunContext& context, const GridConfig& config, co
     prepare_page_cache(context.files, config.cache);
     run.resident_fraction_at_start = calibrate::files_residency(context.files).fraction();
   }
-  const double start_s = HostSpeedMonitor::now_s();
+  const double start_s = calibrate::HostSpeedMonitor::now_s();
   run.epochs = context.python ? trained_with_pytorch(context, config, round, attempt) : trained_with_libtorch(context, config);
-  if (context.host) run.host = context.host->slowdown(start_s, HostSpeedMonitor::now_s(), first_cpus(config.cores));
+  if (context.host) run.host = context.host->slowdown(start_s, calibrate::HostSpeedMonitor::now_s(), first_cpus(config.cores));
   run.balloon_deflated_bytes = balloon.deflated_bytes();
   return run;
 }

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "calibrate/training/run_spec.hpp"
-#include "validate/host_speed_monitor.hpp"
+#include "calibrate/hardware/host_speed_monitor.hpp"
 #include "validate/residency_probe_dataset.hpp"
 #include "validate/validation_grid.hpp"
 
@@ -62,10 +62,10 @@ struct MeasuredRun {
   // read once, under the balloon if any): the page cache the dataset really got.
   double resident_fraction_at_start = 0;
   // The host's CPUs during the training (host_speed_monitor.hpp); unset when not watched.
-  std::optional<HostSlowdown> host;
-  // More of the probes were slow than a fast host shows (slower_than_fast_host): the run measured
+  std::optional<calibrate::HostSlowdown> host;
+  // More of the probes were slow than a fast host shows (calibrate::slower_than_fast_host): the run measured
   // a slower machine.
-  bool host_slow() const { return host && slower_than_fast_host(*host); }
+  bool host_slow() const { return host && calibrate::slower_than_fast_host(*host); }
   // The balloon gave memory back during the run (a machine with more free RAM than predicted),
   // or the host slowed the CPUs down: the statistics leave it out when undisturbed runs exist.
   bool disturbed() const { return balloon_deflated_bytes > 0 || host_slow(); }
@@ -106,7 +106,7 @@ struct RealRunContext {
   const PythonRunner* python = nullptr;         // --runner pytorch; null: calibrate's LibTorch runner
   std::filesystem::path python_runs_dir;        // the PyTorch runs' traces and summaries
   int probe_every = 0;                          // the PyTorch runner's probe (file datasets)
-  const HostSpeedMonitor* host = nullptr;       // watches the CPUs during each run; null: not watched
+  const calibrate::HostSpeedMonitor* host = nullptr;       // watches the CPUs during each run; null: not watched
 };
 
 calibrate::RunSpec spec_for(const calibrate::RunSpec& base, const GridConfig& config);

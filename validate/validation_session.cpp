@@ -266,6 +266,7 @@ std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOp
   // disturbed is kept, with its note in the round's provenance and on stderr, rather than ending
   // a session of hours: the session marks its disturbed rounds itself (validate/real_run.hpp).
   setup.disturbance.accept_disturbed = true;
+  setup.disturbance.watch_host = o.host_watch;  // --no-host-watch: the calibration's runs too
   return std::make_unique<InterleavedCalibration>(std::move(setup), o.out / "calibration");
 }
 
@@ -395,9 +396,9 @@ RealRunContext run_context(const ValidateOptions& o, const SessionInputs& in) {
 // that rarer, since the VM's slow periods last tens of seconds (host_speed_monitor.hpp).
 void wait_for_fast_host(const ValidateOptions& o, const RealRunContext& context, const std::vector<int>& cpus) {
   if (!context.host || o.host_wait_s <= 0) return;
-  const double start = HostSpeedMonitor::now_s();
+  const double start = calibrate::HostSpeedMonitor::now_s();
   const bool fast = context.host->wait_until_fast(cpus, std::chrono::duration<double>(o.host_wait_s));
-  const double waited = HostSpeedMonitor::now_s() - start;
+  const double waited = calibrate::HostSpeedMonitor::now_s() - start;
   if (o.quiet || waited < 1) return;
   std::cerr << fmt::format("waited {:.0f} s for fast CPUs{}\n", waited, fast ? "" : " (still slow: measuring anyway)");
 }
@@ -570,7 +571,7 @@ void make_up_for_slow_runs(const ValidateOptions& o, const SessionInputs& in, co
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
   RealRunContext context = run_context(o, in);
-  std::optional<HostSpeedMonitor> host;
+  std::optional<calibrate::HostSpeedMonitor> host;
   if (o.host_watch) context.host = &host.emplace(calibrate::allowed_cpus(), kHostProbeInterval);
   const auto done = journal.load();
   log_resumed(o, done.size(), journal.file());
@@ -713,10 +714,10 @@ std::optional<std::string> host_note(const std::vector<ConfigMeasurements>& conf
     }
   }
   if (watched == 0) return std::nullopt;
-  return fmt::format("host watch (validate/host_speed_monitor.hpp): {} of {} runs had more CPU probes over {:.2f}x the "
+  return fmt::format("host watch (calibrate/hardware/host_speed_monitor.hpp): {} of {} runs had more CPU probes over {:.2f}x the "
                      "fastest than a fast host shows in {:.0f} % of runs (its probes read so {:.1f} % of the time); they "
                      "are in the runs but left out of a point's medians where other runs of it were not",
-                     slow, watched, kSlowProbeFactor, kHostSlowSignificance * 100, kFastHostSlowProbeRate * 100);
+                     slow, watched, calibrate::kSlowProbeFactor, calibrate::kHostSlowSignificance * 100, calibrate::kFastHostSlowProbeRate * 100);
 }
 
 }  // namespace

@@ -116,6 +116,13 @@ DisturbancePolicy plan_policy(const CalibrationSetup& setup) {
 Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress)
     : setup_(std::move(setup)), progress_(progress), guard_(plan_policy(setup_), MachineLoadWatch(), {}, &std::cerr) {
   data_.footprint.process_bytes = resident_bytes();
+  if (setup_.disturbance.watch_host) {
+    // A probe on each CPU every half second, as edgetwin-validate's (0.2 % of a core); started
+    // now, so the host benchmarks give the reference before the first training run.
+    host_monitor_.emplace(allowed_cpus(), std::chrono::milliseconds(500));
+    host_judge_.emplace(*host_monitor_);
+    guard_.judge_host_with([this](double from_s, double to_s) { return host_judge_->slow_run(from_s, to_s); });
+  }
 }
 
 Calibrator::~Calibrator() = default;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "calibrate/app/calibration_data.hpp"
@@ -27,6 +28,7 @@
 #include "calibrate/app/step_budget.hpp"
 #include "calibrate/app/workload_target.hpp"
 #include "calibrate/datasets/dataset.hpp"
+#include "calibrate/hardware/host_speed_monitor.hpp"
 #include "calibrate/training/run_spec.hpp"
 #include "calibrate/training/run_result.hpp"
 
@@ -96,6 +98,10 @@ class Calibrator {
   CalibrationSetup setup_;
   ProgressLine& progress_;
   CalibrationData data_;
+  // The CPUs' speed through the calibration (setup.disturbance.watch_host): the guard judges
+  // each run by it, against the session's runs so far.
+  std::optional<HostSpeedMonitor> host_monitor_;
+  std::optional<SessionHostJudge> host_judge_;
   DisturbanceGuard guard_;
   std::unique_ptr<Dataset> dataset_;
   BatchCount sequential_;                    // batches of each sequential repetition

@@ -14,7 +14,8 @@
 // stays on, the process asleep, until that much wall time has passed. When the watch saw other
 // processes above kMaxOtherCores, the guard says so on `log`, waits retry_wait_s and calls both
 // again, at most `retries` more times: an attempt must replace, not add to, what the one before
-// measured. A run still disturbed after its last attempt throws ConfigError naming the run and
+// measured. With judge_host_with, an attempt the CPUs ran slow through counts as disturbed too
+// (the host's own speed, which no other process shows). A run still disturbed after its last attempt throws ConfigError naming the run and
 // what was off (exit 2 in main), or with accept_disturbed adds that text to accepted() and
 // returns. A watch that cannot read its counters (no /proc/stat) judges nothing; unwatched()
 // then says so.
@@ -34,6 +35,8 @@ struct DisturbancePolicy {
   int retries = 2;             // a disturbed run is measured again at most this many times
   double retry_wait_s = 1;     // before each attempt again: a burst of another process may end
   bool accept_disturbed = false;
+  // `edgetwin-calibrate run`: judge each run by the CPUs' speed too (SessionHostJudge).
+  bool watch_host = true;
 };
 
 class DisturbanceGuard {
@@ -42,6 +45,13 @@ class DisturbanceGuard {
 
   explicit DisturbanceGuard(DisturbancePolicy policy, MachineLoadWatch watch = MachineLoadWatch(), Sleep sleep = {},
                             std::ostream* log = nullptr);
+
+  // What was off when the CPUs themselves ran slow through a run's span (steady clock, seconds:
+  // SessionHostJudge::slow_run, calibrate/hardware/host_speed_monitor.hpp); nullopt when they did not.
+  using HostJudge = std::function<std::optional<std::string>(double from_s, double to_s)>;
+  // Judges every attempt by the host's speed too: a slow one is disturbed, as one with other
+  // processes beside it is.
+  void judge_host_with(HostJudge judge) { host_ = std::move(judge); }
 
   void measure(const std::string& run, const std::function<void()>& attempt,
                const std::function<void()>& prepare = {});
@@ -54,13 +64,19 @@ class DisturbanceGuard {
   bool unwatched() const { return unwatched_; }
 
  private:
-  std::optional<MachineLoad> watched(const std::function<void()>& attempt);
-  void give_up(const std::string& run, const MachineLoad& last, int attempts);
+  struct Disturbed {
+    std::string what;   // what was off
+    std::string bound;  // the rule it broke, where `what` does not say it
+  };
+  std::optional<MachineLoad> watched(const std::function<void()>& attempt, double& from_s, double& to_s);
+  std::optional<Disturbed> disturbance(const MachineLoad& load, double from_s, double to_s) const;
+  void give_up(const std::string& run, const Disturbed& last, int attempts);
 
   DisturbancePolicy policy_;
   MachineLoadWatch watch_;
   Sleep sleep_;
   std::ostream* log_;
+  HostJudge host_;
   std::vector<std::string> accepted_;
   std::vector<double> other_cores_;
   int attempts_again_ = 0;

@@ -50,8 +50,14 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& o) {
               "also measure the core time the kernel leaves idle (costs.placement_idle) with worker processes at the "
               "imported times, on this machine: run it on the device the traces came from");
   c->add_flag("--accept-disturbed", o.accept_disturbed,
-              "import runs that other processes disturbed (docs/explanation/import.md, *A disturbed run*) with a warning and a note "
-              "in the profile, instead of refusing them");
+              "import runs that other processes or slow CPUs disturbed (docs/explanation/import.md, *A disturbed run*) with a "
+              "warning and a note in the profile, instead of refusing them");
+  c->add_option("--host-probes", o.host_probes,
+                "what a host-speed watch measured during the runs, CSV at_s,cpu,seconds (steady clock; fixed work's "
+                "thread CPU time); with --host-runs, a run the CPUs ran slow through is disturbed");
+  c->add_option("--host-runs", o.host_runs,
+                "when each trace's run ran on the --host-probes clock, CSV trace,from_s,to_s,cpus (cpus: "
+                "space-separated, empty for all)");
   c->add_option("--device-out", o.device_out,
                 "also write the --device's file with the worker-process terms these traces measured (the handoff, "
                 "the step beside a worker, the CPU beside it, start-up, the step's share, placement) into its "
@@ -114,6 +120,11 @@ int run_import(const ImportCommandOptions& o, const std::filesystem::path& data_
   options.derivation.reference_gpu_freq_hz = o.reference_gpu_freq_hz;
   options.command = o.command;
   options.accept_disturbed = o.accept_disturbed;
+  if (o.host_probes.empty() != o.host_runs.empty()) {
+    throw ConfigError({Diagnostic{"", 0, 0, o.host_probes.empty() ? "--host-probes" : "--host-runs",
+                                  "give --host-probes and --host-runs together: the probes and when each run ran"}});
+  }
+  if (!o.host_probes.empty()) options.host_watch = HostWatchFiles{o.host_probes, o.host_runs};
   options.machine_terms = device.worker_processes;
   options.machine_name = device.name;
   if (!o.device_out.empty()) check_output_target(o.device_out, "--device-out");

@@ -31,6 +31,8 @@ struct ImportCommandOptions {
   std::string command;
   bool measure_placement = false;  // also costs.placement_idle, measured here (calibrate/app/placement_measurement.hpp)
   bool accept_disturbed = false;   // import disturbed runs with a warning (calibrate/import/disturbance_check.hpp)
+  // What a host-speed watch saw during the runs (calibrate/import/host_watch_check.hpp); both or neither.
+  std::filesystem::path host_probes, host_runs;
   std::filesystem::path device_out;  // the device file with the measured [worker_processes] (calibrate/import/machine_terms.hpp)
 };
 

@@ -47,6 +47,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the run (default: detected)");
   c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the run (default: devfreq)");
   add_disturbance_options(*c, o.disturbance, "in the profile's provenance");
+  c->add_flag("--no-host-watch{false}", o.disturbance.watch_host,
+              "do not judge the runs by how fast the CPUs ran (calibrate/hardware/host_speed_monitor.hpp): a run "
+              "they ran slow through is otherwise disturbed too");
   return c;
 }
 

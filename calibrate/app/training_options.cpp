@@ -29,8 +29,8 @@ void add_training_options(CLI::App& c, TrainingOptions& o) {
 
 void add_disturbance_options(CLI::App& c, DisturbancePolicy& policy, const char* kept_where) {
   c.add_option("--retries", policy.retries,
-               "measure a run that other processes disturbed (over 0.25 cores beside it) again, at most N times, "
-               "then exit 2")
+               "measure a disturbed run (other processes over 0.25 cores beside it; with run, also CPUs that ran "
+               "slow) again, at most N times, then exit 2")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   c.add_flag("--accept-disturbed", policy.accept_disturbed,

@@ -89,6 +89,14 @@ void check_disturbances(const std::vector<Disturbance>& found, bool accept, std:
   for (const auto& d : found) warnings.push_back(fmt::format("disturbed run accepted: {}: {}: {}", d.file, d.column, d.message));
 }
 
+// Every trace file as the options give it, the names a host watch's runs go by.
+std::vector<std::string> given_traces(const ImportOptions& options) {
+  std::vector<std::string> traces;
+  for (const auto* csvs : {&options.trace_csvs, &options.share_csvs, &options.cold_then_warm_csvs})
+    for (const auto& f : *csvs) traces.push_back(f.string());
+  return traces;
+}
+
 // "measured" only when nothing in the CostSpec is someone else's guess.
 Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload, const ImportOptions& options,
                             const std::vector<std::string>& files, const std::string& date) {
@@ -132,6 +140,10 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   }
   if (!options.share_csvs.empty())
     derive_step_share(read_for_one_rule(options.share_csvs, " (the step's share)", files, disturbed), source, derived);
+  if (options.host_watch) {
+    const auto slow = host_disturbances(read_host_watch(*options.host_watch, given_traces(options)), *options.host_watch);
+    disturbed.insert(disturbed.end(), slow.begin(), slow.end());
+  }
   check_disturbances(disturbed, options.accept_disturbed, warnings);
   std::optional<WorkerProcessTerms> worker_terms = measured_worker_terms(derived);
   if (options.machine_terms) take_machine_terms(*options.machine_terms, derived);

@@ -3,7 +3,7 @@
 //
 // Contract: exactly one of study_prefix / trace_csvs is given (std::invalid_argument
 // otherwise); read and derivation errors are ConfigError. A disturbed run
-// (disturbance_check.hpp) is a ConfigError naming the trace and what was off, unless
+// (disturbance_check.hpp; with host_watch, host_watch_check.hpp) is a ConfigError naming the trace and what was off, unless
 // accept_disturbed, when it is a warning of the document and a note of its provenance; a trace
 // that skip_epochs leaves out whole is a warning and a note (its rules then keep the workload's
 // values).
@@ -16,6 +16,7 @@
 
 #include "sim/config/specs.hpp"
 #include "calibrate/import/cost_derivation.hpp"
+#include "calibrate/import/host_watch_check.hpp"
 #include "calibrate/profile/profile_document.hpp"
 
 namespace edgetwin::calibrate {
@@ -35,6 +36,9 @@ struct ImportOptions {
   // Import runs that find_disturbances flags (calibrate/import/disturbance_check.hpp) with a
   // warning and a note, instead of refusing them.
   bool accept_disturbed = false;
+  // What a host-speed watch saw during the runs: a run the CPUs ran slow through is disturbed
+  // too (calibrate/import/host_watch_check.hpp).
+  std::optional<HostWatchFiles> host_watch;
   std::string command;                                // the command line, for [profile]
   // The device's [worker_processes]: the terms the logs do not measure are taken from it
   // (calibrate/import/machine_terms.hpp).

@@ -34,9 +34,11 @@ named after FILE: the dataset's bytes measured from its files, [model] and [foot
 `edgetwin-calibrate census` on a TorchScript export of the model, [costs] the profile's
 (python/edgetwin/workload_file.py).
 
-Every trace records what other processes took of the CPUs (other_cpu_s); the import refuses
-a disturbed run (docs/explanation/import.md, *A disturbed run*), and the command measures such a run
-again, --retries times at most, before it gives up with exit 2 naming the trace.
+Every trace records what other processes took of the CPUs (other_cpu_s), and the command watches
+how fast the CPUs themselves ran during each run (calibrate/hardware/host_speed_monitor.hpp;
+--no-host-watch leaves it out); the import refuses a disturbed run (docs/explanation/import.md, *A
+disturbed run*), and the command measures such a run again, --retries times at most, before it
+gives up with exit 2 naming the trace.
 
 --dataset and --model name callables `module:function` (the module found from the current
 directory, as `python3 -c` would): make_dataset() returns a torch Dataset of (input, label)
@@ -52,6 +54,7 @@ callable that cannot be imported, a disturbed run measured again too often), 1 f
 """
 
 import argparse
+import csv
 import ctypes
 import datetime
 import errno
@@ -89,6 +92,10 @@ CHILD_OPTION = "--run-one"
 
 # The parts of the plan --skip leaves out, by the roles of their runs (placement: the import's probe).
 SKIPPABLE = {"scaling", "share", "cold", "placement", "probe"}
+
+# The host-speed watch's pace, as edgetwin-validate's (validate/validation_session.cpp): a probe
+# on each CPU every half second, 0.2 % of a core.
+HOST_PROBE_INTERVAL_S = 0.5
 
 
 class UsageError(Exception):
@@ -346,6 +353,62 @@ def device_name_and_clocks(device):
     return loaded.name, float(loaded.spec["cpu"]["freq_hz"]), float(loaded.spec.get("gpu", {}).get("freq_hz", 0.0))
 
 
+class HostWatch:
+    """How fast the CPUs ran during each run: calibrate's host-speed watch
+    (calibrate/hardware/host_speed_monitor.hpp) in this process, its probes and the runs' spans
+    handed to the import (--host-probes, --host-runs), which refuses a run the CPUs ran slow
+    through as disturbed (calibrate/import/host_watch_check.hpp); such a run is then measured
+    again like any other disturbed one."""
+
+    def __init__(self, monitor, directory):
+        self.monitor = monitor
+        self.spans = {}  # trace path -> (from_s, to_s, cpus)
+        self.probes_csv = os.path.join(directory, "host-probes.csv")
+        self.runs_csv = os.path.join(directory, "host-runs.csv")
+
+    @staticmethod
+    def start(args, directory):
+        """The watch over this command's runs; None with --no-host-watch or without the extension."""
+        if args.no_host_watch:
+            return None
+        try:
+            cpus = sorted(os.sched_getaffinity(0))
+            return HostWatch(edgetwin._native.HostSpeedMonitor(cpus, HOST_PROBE_INTERVAL_S), directory)
+        except ImportError as e:
+            say(f"the CPUs' speed is not watched during the runs: {e}")
+            return None
+
+    def now(self):
+        """The watch's clock, for a run's start. Unlike edgetwin-validate, the command does not
+        wait for CPUs that read fast before a run: on a VM where an idle CPU's probes read slow
+        most of the time (session_slow_probe_rate, calibrate/hardware/host_speed_monitor.hpp),
+        the wait would last its whole limit."""
+        return self.monitor.now_s()
+
+    def after_run(self, trace, start, cpus):
+        self.spans[trace] = (start, self.monitor.now_s(), cpus)
+
+    def import_options(self):
+        return ["--host-probes", self.probes_csv, "--host-runs", self.runs_csv]
+
+    def write(self):
+        """The probes so far and every run's latest span, for the import's options: each import
+        judges the runs of its own traces."""
+        with open(self.probes_csv, "w") as f:
+            f.write("at_s,cpu,seconds\n")
+            f.writelines(f"{at!r},{cpu},{seconds!r}\n" for at, cpu, seconds in self.monitor.probes())
+        with open(self.runs_csv, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["trace", "from_s", "to_s", "cpus"])
+            writer.writerows([trace, repr(start), repr(end), " ".join(map(str, cpus))]
+                             for trace, (start, end, cpus) in self.spans.items())
+
+
+def run_cpus(run):
+    """The CPUs a run may use, as the watch judges it: its pinned CPU, or all (empty)."""
+    return [run.spec["pin_cpu"]] if run.spec["pin_cpu"] is not None else []
+
+
 def disturbed_traces(stderr):
     """The traces the import refused as disturbed, by path."""
     return {d.file for d in edgetwin._diagnostics_of(stderr) if "the run was disturbed" in d.message}
@@ -358,6 +421,8 @@ def import_command(args, plan, trace_dir, cpu_hz, gpu_hz, out):
     option = {"trace": "--trace", "share": "--share-trace", "cold": "--cold-then-warm-trace"}
     for run in plan:
         command += [option[run.role], os.path.join(trace_dir, run.name + ".csv")]
+    if args.host is not None:
+        command += args.host.import_options()
     if any(run.role == "cold" for run in plan) and args.storage_name:
         command += ["--storage-name", args.storage_name]
     if not args.quick and "placement" not in args.skip:
@@ -377,6 +442,8 @@ def import_with_retries(args, children, command, plan, trace_dir, measure):
     for attempt in range(args.retries + 1):
         last = attempt == args.retries
         label = "import" + (" and the placement probe" if "--measure-placement" in command else "")
+        if args.host is not None:
+            args.host.write()
         start = time.monotonic()
         code, _, err = children.run(command)
         say(f"{label}: {time.monotonic() - start:.1f} s")
@@ -429,6 +496,9 @@ def parse_arguments(argv):
     p.add_argument("--retries", type=int, default=2, help="measure a disturbed run again at most this often (2)")
     p.add_argument("--accept-disturbed", action="store_true",
                    help="import disturbed runs with a warning instead of measuring them again")
+    p.add_argument("--no-host-watch", action="store_true",
+                   help="do not watch the CPUs' speed during the runs (a run the CPUs ran slow through is then "
+                        "imported like any other)")
     args = p.parse_args(argv)
     args.command = "python3 -m edgetwin.profile " + shlex.join(argv)  # for the written files' provenance
     args.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -674,6 +744,7 @@ def profile(args, children):
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     timings = []
     try:
+        args.host = HostWatch.start(args, trace_dir)  # its files kept with the traces, for an import by hand
         if args.device_out:
             staged_device = measure_host_device(args, children, scratch, files)
             args.device = staged_device  # the import's, by its file
@@ -688,10 +759,13 @@ def profile(args, children):
         def measure(run, label, code=user_code):
             spec = dict(run.spec, path=os.path.join(trace_dir, run.name + ".csv"), cwd=os.getcwd(), parent=os.getpid(),
                         torch_device=args.torch_device, **code)
+            watched_from = args.host.now() if args.host is not None else None
             start = time.monotonic()
             exit_code, _, err = children.run([sys.executable, "-m", "edgetwin.profile", CHILD_OPTION,
                                               json.dumps(spec)], env=env)
             seconds = time.monotonic() - start
+            if args.host is not None:
+                args.host.after_run(spec["path"], watched_from, run_cpus(run))
             if exit_code == 2:
                 raise UsageError(err.strip().splitlines()[-1] if err.strip() else "bad input")
             if exit_code != 0:
@@ -726,6 +800,7 @@ def profile(args, children):
         summarise(args, timings, written)
     finally:
         children.kill()  # before its traces go
+        args.host = None  # its thread stopped and joined
         if not args.keep_traces:
             shutil.rmtree(trace_dir, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)

@@ -10,9 +10,15 @@
 // --json FILE`'s file, `edgetwin plan-round --json`'s standard output. The GIL is released
 // while a command parses, loads and simulates. No LibTorch: the learning runs
 // (edgetwin-federate) are a program python/edgetwin/ runs.
+//
+// Beside the commands, HostSpeedMonitor: calibrate's host-speed watch as a class, for
+// python3 -m edgetwin.profile (it raises ValueError for a bad interval, like any Python class).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <cmath>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -21,6 +27,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "calibrate/hardware/cpu_affinity.hpp"
+#include "calibrate/hardware/host_speed_monitor.hpp"
 #include "python/native/isolated_call.hpp"
 #include "sim/app/catalogue.hpp"
 #include "sim/app/plan_round_command.hpp"
@@ -176,6 +184,29 @@ Answer run_command(const std::string& command, std::vector<std::string> words) {
   return answer({Outcome::ok, r.text.substr(1)}, r.text.front() - '0');
 }
 
+// The host-speed watch (calibrate/hardware/host_speed_monitor.hpp) for python3 -m edgetwin.profile,
+// which watches its runs' CPUs and hands the probes to the import (--host-probes). Its thread is
+// native: it neither needs nor takes the GIL.
+void bind_host_speed_monitor(py::module_& m) {
+  using calibrate::HostSpeedMonitor;
+  py::class_<HostSpeedMonitor>(m, "HostSpeedMonitor",
+                               "Times fixed work on each CPU in turn, every interval_s (thread CPU time)")
+      .def(py::init([](std::vector<int> cpus, double interval_s) {
+             if (!(interval_s > 0)) throw py::value_error("interval_s must be > 0");
+             return std::make_unique<HostSpeedMonitor>(
+                 std::move(cpus), std::chrono::milliseconds(static_cast<long>(std::ceil(interval_s * 1e3))));
+           }),
+           py::arg("cpus"), py::arg("interval_s"))
+      .def_static("now_s", &HostSpeedMonitor::now_s, "The steady clock the probes are timed on, seconds")
+      .def("probes", [](const HostSpeedMonitor& h) {
+             std::vector<std::tuple<double, int, double>> out;
+             for (const auto& p : h.probes()) out.emplace_back(p.at_s, p.cpu, p.seconds);
+             return out;
+           },
+           "Every probe so far: (at_s, cpu, seconds)");
+  m.def("allowed_cpus", &calibrate::allowed_cpus, "The CPUs this process may run on");
+}
+
 }  // namespace
 }  // namespace edgetwin::python
 
@@ -193,4 +224,5 @@ PYBIND11_MODULE(_native, m) {
   m.attr("programs") = py::dict(py::arg("edgetwin") = EDGETWIN_PROGRAM, py::arg("edgetwin-calibrate") = EDGETWIN_CALIBRATE_PROGRAM,
                                 py::arg("edgetwin-federate") = EDGETWIN_FEDERATE_PROGRAM);
   m.attr("data_dir") = EDGETWIN_DATA_DIR;
+  bind_host_speed_monitor(m);
 }

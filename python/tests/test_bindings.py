@@ -314,3 +314,22 @@ def test_federate_returns_the_programs_json():
     assert done.returncode == 0, done.stderr
     assert report == json.loads(done.stdout)  # the same seeds: the same learning, byte for byte
     assert report["fleet"] == "jetson-mixed-lenet-fashion-mnist" and len(report["runs"][0]["rounds"]) == 1
+
+
+# ---- the host-speed watch (calibrate/hardware/host_speed_monitor.hpp) -------------------------
+
+def test_the_host_speed_monitor_probes_every_cpu_on_the_steady_clock():
+    cpus = sorted(os.sched_getaffinity(0))
+    before = edgetwin._native.HostSpeedMonitor.now_s()
+    monitor = edgetwin._native.HostSpeedMonitor(cpus, 0.02)
+    time.sleep(0.3)
+    probes = monitor.probes()
+    after = edgetwin._native.HostSpeedMonitor.now_s()
+    assert {cpu for _, cpu, _ in probes} == set(cpus)
+    assert all(before <= at <= after and 0 < seconds < 1 for at, _, seconds in probes)
+    assert [at for at, _, _ in probes] == sorted(at for at, _, _ in probes)
+    # The steady clock is Python's monotonic one: the profile's spans and the probes agree.
+    assert abs(edgetwin._native.HostSpeedMonitor.now_s() - time.monotonic()) < 0.05
+    with pytest.raises(ValueError, match="interval_s must be > 0"):
+        edgetwin._native.HostSpeedMonitor(cpus, 0)
+    del monitor  # its thread stopped and joined

@@ -7,6 +7,7 @@ Needs the extension (the prediction, the device's clocks) and edgetwin-calibrate
 CTest sets EDGETWIN_PYTHON_PATH and EDGETWIN_CALIBRATE.
 """
 
+import csv
 import os
 import shutil
 import signal
@@ -160,8 +161,17 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     assert any(line.startswith("edgetwin.profile: workload tiny-out: ") for line in lines)
     assert any(line.startswith("edgetwin.profile: wrote ") for line in lines)
     probe = [f"probe-r1-w{w}-b{b}.csv" for w in (0, 1) for b in (4, 16, 64)]
-    assert sorted(os.listdir(keep)) == sorted(["w0-b8.csv", "w0-b16.csv", "w1-b8.csv", "w1-b16.csv", "scaling.csv",
-                                              "loader-scaling.csv", *probe])
+    traces = ["w0-b8.csv", "w0-b16.csv", "w1-b8.csv", "w1-b16.csv", "scaling.csv", "loader-scaling.csv", *probe]
+    assert sorted(os.listdir(keep)) == sorted([*traces, "host-probes.csv", "host-runs.csv"])
+    # The host watch: probes of every CPU through the runs, and each run's span on their clock,
+    # which the imports judged (--host-probes, --host-runs).
+    with open(keep / "host-runs.csv") as f:
+        spans = {os.path.basename(row["trace"]): (float(row["from_s"]), float(row["to_s"])) for row in csv.DictReader(f)}
+    with open(keep / "host-probes.csv") as f:
+        probes = [(float(row["at_s"]), int(row["cpu"])) for row in csv.DictReader(f)]
+    assert sorted(spans) == sorted(traces)
+    assert {cpu for _, cpu in probes} == set(os.sched_getaffinity(0))
+    assert all(sum(start <= at <= end for at, _ in probes) >= 1 for start, end in spans.values() if end - start > 1)
     # Nothing but the three files it was asked for lands beside them.
     assert sorted(os.listdir(tmp_path)) == sorted(["profile.toml", "host.toml", "tiny-out.toml", "traces"])
     with open(out, "rb") as f:

@@ -163,5 +163,132 @@ TEST(ImportDisturbance, ATraceSkipEpochsDropsWholeIsAWarning) {
   EXPECT_TRUE(import_profile(o, cpu_lenet()).warnings.empty());
 }
 
+// ---- the host watch (calibrate/import/host_watch_check.hpp) ----------------------------------
+
+// 40 probes at 1 ms on CPUs 0 and 1 before the run, then the run's 8 (4 a CPU) over [100, 104] s:
+// `slow` of them at 2 ms on `slow_cpu` (-1: alternating), the rest at 1 ms.
+std::string host_probes(int slow, int slow_cpu = -1) {
+  std::string csv = "at_s,cpu,seconds\n";
+  for (int i = 0; i < 40; ++i) csv += fmt::format("{},{},0.001\n", i * 0.5, i % 2);
+  for (int i = 0; i < 8; ++i) {
+    const int cpu = slow_cpu >= 0 ? (i < slow ? slow_cpu : 1 - slow_cpu) : i % 2;
+    csv += fmt::format("{},{},{}\n", 100 + i * 0.5, cpu, i < slow ? 0.002 : 0.001);
+  }
+  return csv;
+}
+
+// The session's runs before this import's: four of 5 s over the first 40 probes.
+std::string earlier_runs() {
+  std::string rows;
+  for (int i = 0; i < 4; ++i) rows += fmt::format("earlier-{}.csv,{},{},\n", i, i * 5, i * 5 + 4.9);
+  return rows;
+}
+
+struct HostWatched {
+  TempDir dir;
+  ImportOptions options;
+  explicit HostWatched(const std::string& probes, const std::string& cpus = "") {
+    write_text(dir / "w0.csv", shaped_trace({}));
+    write_text(dir / "probes.csv", probes);
+    write_text(dir / "runs.csv",
+               "trace,from_s,to_s,cpus\n" + earlier_runs() + (dir / "w0.csv").string() + ",100,104," + cpus + "\n");
+    options = disturbance_options({dir / "w0.csv"});
+    options.host_watch = HostWatchFiles{dir / "probes.csv", dir / "runs.csv"};
+  }
+};
+
+// The VM's slow periods: every probe of the run at 2x the fastest. The trace itself is a quiet
+// run's, so only the watch can tell.
+TEST(ImportHostWatch, ARunTheCpusRanSlowThroughIsRefused) {
+  HostWatched w(host_probes(8));
+  EXPECT_EQ(error_of<ConfigError>([&] { import_profile(w.options, cpu_lenet()); }),
+            (w.dir / "w0.csv").string() + ": host: the CPUs ran slow while it ran: 8 of its 8 CPU probes took over "
+            "1.25x the fastest probes' time (median 2.00x), where this session's runs read 1.6 % of theirs so, which "
+            "makes that many a chance under 1 % (" + (w.dir / "probes.csv").string() + "): the run was disturbed; "
+            "measure it again on a quiet machine (or import it anyway with --accept-disturbed)");
+  w.options.host_watch.reset();
+  EXPECT_NO_THROW(import_profile(w.options, cpu_lenet()));
+}
+
+// A fast host's probes read slow 1.6 % of the time: 1 of 8 happens to it in 12 % of runs, 2 of 8
+// in 0.7 %, under the 1 % that makes a run slow.
+TEST(ImportHostWatch, OneSlowProbeOfEightIsAFastHostsJitterTwoAreNot) {
+  HostWatched one(host_probes(1));
+  EXPECT_NO_THROW(import_profile(one.options, cpu_lenet()));
+  HostWatched two(host_probes(2));
+  EXPECT_THAT(error_of<ConfigError>([&] { import_profile(two.options, cpu_lenet()); }),
+              HasSubstr("host: the CPUs ran slow while it ran: 2 of its 8 CPU probes"));
+}
+
+// A run pinned to CPU 0 is judged by CPU 0's probes: a slow CPU 1 is not its business.
+TEST(ImportHostWatch, ARunIsJudgedByTheProbesOfItsOwnCpus) {
+  HostWatched pinned(host_probes(4, 1), "0");
+  EXPECT_NO_THROW(import_profile(pinned.options, cpu_lenet()));
+  HostWatched other(host_probes(4, 0), "0");
+  EXPECT_THAT(error_of<ConfigError>([&] { import_profile(other.options, cpu_lenet()); }),
+              HasSubstr("4 of its 4 CPU probes"));
+}
+
+// Under 20 probes there is no reference to judge by.
+TEST(ImportHostWatch, TooFewProbesJudgeNothing) {
+  std::string probes = "at_s,cpu,seconds\n";
+  for (int i = 0; i < 8; ++i) probes += fmt::format("{},{},{}\n", 100 + i * 0.5, i % 2, i < 4 ? 0.001 : 0.002);
+  HostWatched w(probes);
+  EXPECT_NO_THROW(import_profile(w.options, cpu_lenet()));
+}
+
+TEST(ImportHostWatch, AnAcceptedSlowRunIsAWarningAndANote) {
+  HostWatched w(host_probes(8));
+  w.options.accept_disturbed = true;
+  const ProfileDocument doc = import_profile(w.options, cpu_lenet());
+  ASSERT_EQ(doc.warnings.size(), 1u);
+  EXPECT_THAT(doc.warnings[0], HasSubstr("disturbed run accepted: " + (w.dir / "w0.csv").string() +
+                                         ": host: the CPUs ran slow while it ran"));
+  EXPECT_THAT(doc.profile.costs.provenance.source, HasSubstr("host: the CPUs ran slow"));
+}
+
+// The file may hold a whole session's runs: the import judges those of its own traces.
+TEST(ImportHostWatch, RunsOfOtherTracesAreLeftToTheirImports) {
+  HostWatched w(host_probes(8));
+  write_text(w.dir / "runs.csv", "trace,from_s,to_s,cpus\n" + earlier_runs() + (w.dir / "w0.csv").string() +
+                                     ",10,14.9,\nother.csv,100,104,\n");
+  EXPECT_NO_THROW(import_profile(w.options, cpu_lenet()));
+}
+
+// A host whose probes read slow a quarter of the time throughout measures every run alike: a
+// run is held to the session's typical run, not to a fast host's 1.6 %.
+TEST(ImportHostWatch, ARunIsHeldToTheRateOfTheSessionsTypicalRun) {
+  std::string noisy = "at_s,cpu,seconds\n";
+  for (int i = 0; i < 48; ++i) noisy += fmt::format("{},{},{}\n", i < 40 ? i * 0.5 : 100 + (i - 40) * 0.5, i % 2, i % 4 == 3 ? 0.002 : 0.001);
+  HostWatched quarter(noisy);  // the earlier runs 2 or 3 of 10 slow (median 30 %), this one 2 of 8
+  EXPECT_NO_THROW(import_profile(quarter.options, cpu_lenet()));
+  EXPECT_DOUBLE_EQ(session_slow_probe_rate({{10, 0.25, 1}, {10, 0.3, 1}, {8, 0.25, 1}, {0, 0, 1}}), 0.25);
+  EXPECT_DOUBLE_EQ(session_slow_probe_rate({{10, 0, 1}, {10, 0.9, 1}, {10, 0, 1}}), kFastHostSlowProbeRate);
+  EXPECT_DOUBLE_EQ(session_slow_probe_rate({}), kFastHostSlowProbeRate);
+  // Against that rate, 7 of 8 are still a slow run (a chance of 0.04 %).
+  HostWatched slow(noisy.substr(0, noisy.find("100,")) + host_probes(7).substr(host_probes(7).find("100,")));
+  EXPECT_THAT(error_of<ConfigError>([&] { import_profile(slow.options, cpu_lenet()); }),
+              HasSubstr("7 of its 8 CPU probes took over 1.25x the fastest probes' time (median 2.00x), where this "
+                        "session's runs read 30.0 % of theirs so"));
+}
+
+TEST(ImportHostWatch, BadWatchFilesAreLocated) {
+  HostWatched w(host_probes(0));
+  write_text(w.dir / "runs.csv", "trace,from_s,to_s,cpus\nelsewhere.csv,104,100,0 x\n");
+  const std::string error = error_of<ConfigError>([&] { import_profile(w.options, cpu_lenet()); });
+  const std::string runs = (w.dir / "runs.csv").string();
+  EXPECT_THAT(error, HasSubstr(runs + ": trace: none of its runs is a trace of this import (expected the --trace, "
+                               "--share-trace or --cold-then-warm-trace files as given, such as " +
+                               (w.dir / "w0.csv").string() + ")"));
+  EXPECT_THAT(error, HasSubstr(runs + ":2:19: to_s: the run ends (100) before it starts (104)"));
+  EXPECT_THAT(error, HasSubstr(runs + ":2:23: cpus: expected CPU numbers separated by spaces, got \"0 x\""));
+  write_text(w.dir / "probes.csv", "at_s,cpu,seconds\n-1,0,0.001\n2,0.5,0\n");
+  const std::string probes = (w.dir / "probes.csv").string();
+  const std::string bad_probes = error_of<ConfigError>([&] { import_profile(w.options, cpu_lenet()); });
+  EXPECT_THAT(bad_probes, HasSubstr(probes + ":2:1: at_s: expected a steady-clock time >= 0 s, got -1"));
+  EXPECT_THAT(bad_probes, HasSubstr(probes + ":3:3: cpu: expected a whole number from 0 to 4095, got 0.5"));
+  EXPECT_THAT(bad_probes, HasSubstr(probes + ":3:7: seconds: expected a probe's time in (0, 10] s, got 0"));
+}
+
 }  // namespace
 }  // namespace edgetwin::calibrate

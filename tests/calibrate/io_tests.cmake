@@ -20,6 +20,7 @@ edgetwin_add_test(calibrate_hardware_test
     ${EDGETWIN_IO_TEST_DIR}/hardware_spinning_test.cpp
     ${EDGETWIN_IO_TEST_DIR}/hardware_placement_test.cpp
     ${EDGETWIN_IO_TEST_DIR}/hardware_load_watch_test.cpp
+    ${EDGETWIN_IO_TEST_DIR}/hardware_host_speed_test.cpp
   LIBS edgetwin_hardware)
 
 edgetwin_add_test(calibrate_profile_writer_test

@@ -4,13 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/app/disturbance_guard.hpp"
 #include "calibrate/import/disturbance_check.hpp"
 #include "sim/config/config_error.hpp"
+#include "tests/calibrate/io_test_support.hpp"
 
 namespace edgetwin::calibrate {
 namespace {
@@ -170,6 +173,52 @@ TEST(DisturbanceGuard, UnreadableCountersJudgeNothingAndSaySo) {
   EXPECT_EQ(r.attempts, 1);
   EXPECT_TRUE(guard.unwatched());
   EXPECT_TRUE(guard.other_cores().empty());
+}
+
+// With a host judge, an attempt the CPUs ran slow through is disturbed as one beside other
+// processes is; the judge gets the attempt's own span, not the padding after it.
+TEST(DisturbanceGuard, AnAttemptTheCpusRanSlowThroughIsMeasuredAgain) {
+  Recorded r;
+  DisturbanceGuard guard = guard_for({0.0, 0.0}, policy(2), r);
+  std::vector<std::pair<double, double>> spans;
+  guard.judge_host_with([&](double from_s, double to_s) -> std::optional<std::string> {
+    spans.emplace_back(from_s, to_s);
+    if (spans.size() == 1) return "the CPUs ran slow while it ran: 8 of its 8 CPU probes";
+    return std::nullopt;
+  });
+  guard.measure("sequential run 1/3", counting(r));
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(guard.attempts_again(), 1);
+  ASSERT_EQ(spans.size(), 2u);
+  for (const auto& [from_s, to_s] : spans) {
+    EXPECT_LE(from_s, to_s);
+    EXPECT_LT(to_s - from_s, kMinWallForOtherCpu_s / 2);  // the instant attempt, not the padded watch
+  }
+  EXPECT_LT(spans[0].second, spans[1].first);
+  EXPECT_NE(r.log.str().find("sequential run 1/3: the CPUs ran slow while it ran: 8 of its 8 CPU probes; measuring it "
+                             "again in 2.5 s (attempt 2 of 3)"),
+            std::string::npos)
+      << r.log.str();
+}
+
+TEST(DisturbanceGuard, AnAttemptStillSlowIsRefusedWithTheHostsOwnRuleOrKept) {
+  auto always_slow = [](double, double) -> std::optional<std::string> { return "the CPUs ran slow while it ran"; };
+  Recorded r;
+  DisturbanceGuard guard = guard_for({0.0, 0.0}, policy(1), r);
+  guard.judge_host_with(always_slow);
+  EXPECT_EQ(testing::error_of<ConfigError>([&] { guard.measure("run", counting(r)); }),
+            "run: the CPUs ran slow while it ran, attempt 2 of 2, each one disturbed: the run was disturbed; measure it "
+            "again on a quiet machine, or --accept-disturbed");
+  Recorded kept;
+  DisturbanceGuard accepting = guard_for({0.0}, policy(0, true), kept);
+  accepting.judge_host_with(always_slow);
+  accepting.measure("run", counting(kept));
+  EXPECT_EQ(accepting.accepted(), std::vector<std::string>{"disturbed run accepted: run: the CPUs ran slow while it ran"});
+  // Other processes are judged first: their rule names its bound.
+  Recorded both;
+  DisturbanceGuard busy = guard_for({1.0}, policy(0), both);
+  busy.judge_host_with(always_slow);
+  EXPECT_NE(testing::error_of<ConfigError>([&] { busy.measure("run", counting(both)); }).find("the bound is 0.25 cores"), std::string::npos);
 }
 
 }  // namespace

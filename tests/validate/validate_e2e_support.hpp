@@ -104,7 +104,7 @@ inline std::string machine_note() {
 }
 
 // Runs the host slowed down are measured once more, after at most 5 s of waiting for fast CPUs
-// (validate/host_speed_monitor.hpp): at most about 2 minutes more for the 15 runs and 5
+// (calibrate/hardware/host_speed_monitor.hpp): at most about 2 minutes more for the 15 runs and 5
 // calibrations of a short session, where the defaults (2 re-runs, 30 s) could add 20.
 inline const std::string kShortHostWatch = " --host-wait-s 5 --host-retries 1";
 

@@ -20,12 +20,14 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
-namespace edgetwin::validate {
+namespace edgetwin::calibrate {
 
 struct HostProbe {
   double at_s = 0;       // steady clock, seconds
@@ -64,6 +66,25 @@ double chance_of_slow_probes(int probes, int slow, double rate = kFastHostSlowPr
 // Whether a fast host would show the run's slow probes less often than kHostSlowSignificance.
 bool slower_than_fast_host(const HostSlowdown& s);
 
+// Whether a host whose probes read slow at `rate` would show the run's slow probes less often
+// than kHostSlowSignificance.
+bool slower_than_rate(const HostSlowdown& s, double rate);
+
+// The rate at which a session's runs read a probe slow: the median of its probed runs' slow
+// fractions, at least kFastHostSlowProbeRate (and that with no run probed). Calibration holds a
+// run to it rather than to a fast host's rate, which another VM of the same kind does not have:
+// there the probes of an idle CPU had their median at 1.17-1.37x the fastest tenth, those of a
+// CPU busy with a matmul at 1.01-1.04x, and every run of a full profile had 30-100 % of its probes
+// slow (docs/explanation/import.md, *A disturbed run*). A host that noisy throughout measures
+// every run alike; what spoils a calibration is a run measured on a slower host than the others.
+double session_slow_probe_rate(const std::vector<HostSlowdown>& runs);
+
+// "the CPUs ran slow while it ran: 7 of its 8 CPU probes took over 1.25x the fastest probes'
+// time (median 2.00x), where this session's runs read 30.0 % of theirs so, which makes that many
+// a chance under 1 %".
+std::string describe_slow_run(const HostSlowdown& s, double rate);
+
+
 // Whether the last `rounds` probes of each of `cpus` (all probed CPUs when empty) were at most
 // slow_factor x reference_s; false when a CPU has fewer probes.
 bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
@@ -71,6 +92,9 @@ bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>&
 
 // The 10th percentile of the probes' seconds; nullopt with fewer than kMinReferenceProbes.
 std::optional<double> reference_probe_s(std::vector<HostProbe> probes);
+
+// The probes taken within [from_s, to_s].
+std::vector<HostProbe> probes_within(const std::vector<HostProbe>& probes, double from_s, double to_s);
 
 // The probes on `cpus` (all CPUs when empty) judged against `reference_s`.
 HostSlowdown host_slowdown(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
@@ -95,6 +119,9 @@ class HostSpeedMonitor {
   // when empty) were fast, or for
   // max_wait at most; returns whether they were. True at once while there is no reference.
   bool wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const;
+  // Every probe so far, in the order taken: for a program that judges the runs later, as
+  // `edgetwin-calibrate import --host-probes` does (calibrate/import/host_watch_check.hpp).
+  std::vector<HostProbe> probes() const;
 
  private:
   void watch();
@@ -109,4 +136,21 @@ class HostSpeedMonitor {
   std::thread thread_;
 };
 
-}  // namespace edgetwin::validate
+// Judges each run of a calibration as it ends, against the session's runs so far.
+class SessionHostJudge {
+ public:
+  // What the probes of every CPU say of a span (HostSpeedMonitor::slowdown).
+  using Slowdown = std::function<std::optional<HostSlowdown>(double from_s, double to_s)>;
+  explicit SessionHostJudge(Slowdown slowdown) : slowdown_(std::move(slowdown)) {}
+  explicit SessionHostJudge(const HostSpeedMonitor& monitor)
+      : SessionHostJudge([&monitor](double from_s, double to_s) { return monitor.slowdown(from_s, to_s, {}); }) {}
+  // What was off when the CPUs ran slow through [from_s, to_s] (slower_than_rate at the session's
+  // rate, this run included); nullopt when they did not, or before the reference is known.
+  std::optional<std::string> slow_run(double from_s, double to_s);
+
+ private:
+  Slowdown slowdown_;
+  std::vector<HostSlowdown> runs_;
+};
+
+}  // namespace edgetwin::calibrate

@@ -1,16 +1,19 @@
-#include "validate/host_speed_monitor.hpp"
+#include "calibrate/hardware/host_speed_monitor.hpp"
 
 #include <sched.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/hardware/hardware_error.hpp"
 #include "calibrate/hardware/stage_clock.hpp"
 
-namespace edgetwin::validate {
+namespace edgetwin::calibrate {
 
 std::optional<double> reference_probe_s(std::vector<HostProbe> probes) {
   if (probes.size() < kMinReferenceProbes) return std::nullopt;
@@ -18,6 +21,13 @@ std::optional<double> reference_probe_s(std::vector<HostProbe> probes) {
   std::nth_element(probes.begin(), tenth, probes.end(),
                    [](const HostProbe& a, const HostProbe& b) { return a.seconds < b.seconds; });
   return tenth->seconds;
+}
+
+std::vector<HostProbe> probes_within(const std::vector<HostProbe>& probes, double from_s, double to_s) {
+  std::vector<HostProbe> span;
+  std::copy_if(probes.begin(), probes.end(), std::back_inserter(span),
+               [&](const HostProbe& p) { return p.at_s >= from_s && p.at_s <= to_s; });
+  return span;
 }
 
 HostSlowdown host_slowdown(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
@@ -56,8 +66,37 @@ double chance_of_slow_probes(int probes, int slow, double rate) {
   return std::min(chance, 1.0);
 }
 
-bool slower_than_fast_host(const HostSlowdown& s) {
-  return chance_of_slow_probes(s.probes, s.slow_probes()) < kHostSlowSignificance;
+bool slower_than_fast_host(const HostSlowdown& s) { return slower_than_rate(s, kFastHostSlowProbeRate); }
+
+bool slower_than_rate(const HostSlowdown& s, double rate) {
+  return chance_of_slow_probes(s.probes, s.slow_probes(), rate) < kHostSlowSignificance;
+}
+
+double session_slow_probe_rate(const std::vector<HostSlowdown>& runs) {
+  std::vector<double> fractions;
+  for (const auto& s : runs)
+    if (s.probes > 0) fractions.push_back(s.slow_fraction);
+  if (fractions.empty()) return kFastHostSlowProbeRate;
+  const auto middle = fractions.begin() + static_cast<std::ptrdiff_t>(fractions.size() / 2);
+  std::nth_element(fractions.begin(), middle, fractions.end());
+  return std::max(kFastHostSlowProbeRate, *middle);
+}
+
+std::string describe_slow_run(const HostSlowdown& s, double rate) {
+  return fmt::format("the CPUs ran slow while it ran: {} of its {} CPU probes took over {:.2f}x the fastest probes' "
+                     "time (median {:.2f}x), where this session's runs read {:.1f} % of theirs so, which makes that "
+                     "many a chance under {:.0f} %",
+                     s.slow_probes(), s.probes, kSlowProbeFactor, s.median_ratio, rate * 100,
+                     kHostSlowSignificance * 100);
+}
+
+std::optional<std::string> SessionHostJudge::slow_run(double from_s, double to_s) {
+  const auto s = slowdown_(from_s, to_s);
+  if (!s) return std::nullopt;
+  runs_.push_back(*s);
+  const double rate = session_slow_probe_rate(runs_);
+  if (!slower_than_rate(*s, rate)) return std::nullopt;
+  return describe_slow_run(*s, rate);
 }
 
 bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,
@@ -163,12 +202,14 @@ std::optional<HostSlowdown> HostSpeedMonitor::slowdown(double from_s, double to_
   const std::lock_guard lock(mutex_);
   const auto reference = reference_probe_s(probes_);
   if (!reference) return std::nullopt;
-  std::vector<HostProbe> span;
-  std::copy_if(probes_.begin(), probes_.end(), std::back_inserter(span),
-               [&](const HostProbe& p) { return p.at_s >= from_s && p.at_s <= to_s; });
-  const HostSlowdown s = host_slowdown(span, cpus, *reference);
+  const HostSlowdown s = host_slowdown(probes_within(probes_, from_s, to_s), cpus, *reference);
   if (s.probes == 0) return std::nullopt;
   return s;
+}
+
+std::vector<HostProbe> HostSpeedMonitor::probes() const {
+  const std::lock_guard lock(mutex_);
+  return probes_;
 }
 
 bool HostSpeedMonitor::wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const {
@@ -178,4 +219,4 @@ bool HostSpeedMonitor::wait_until_fast(const std::vector<int>& cpus, std::chrono
   return probed_.wait_for(lock, max_wait, [&] { return stopping_ || recently_fast(probes_, cpus, *reference); });
 }
 
-}  // namespace edgetwin::validate
+}  // namespace edgetwin::calibrate
