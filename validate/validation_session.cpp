@@ -714,10 +714,11 @@ std::optional<std::string> host_note(const std::vector<ConfigMeasurements>& conf
     }
   }
   if (watched == 0) return std::nullopt;
-  return fmt::format("host watch (calibrate/hardware/host_speed_monitor.hpp): {} of {} runs had more CPU probes over {:.2f}x the "
-                     "fastest than a fast host shows in {:.0f} % of runs (its probes read so {:.1f} % of the time); they "
-                     "are in the runs but left out of a point's medians where other runs of it were not",
-                     slow, watched, calibrate::kSlowProbeFactor, calibrate::kHostSlowSignificance * 100, calibrate::kFastHostSlowProbeRate * 100);
+  return fmt::format("host watch (calibrate/hardware/host_speed_monitor.hpp): {} of {} runs had more CPU probes over "
+                     "{:.2f}x the fastest than a fast host shows in {:.0f} % of runs (its probes read so {:.1f} % of the "
+                     "time); they are in the runs but left out of a point's medians where other runs of it were not",
+                     slow, watched, calibrate::kSlowProbeFactor, calibrate::kHostSlowSignificance * 100,
+                     calibrate::kFastHostSlowProbeRate * 100);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/hardware/host_speed_monitor.hpp"
 #include "calibrate/import/disturbance_check.hpp"
 #include "sim/config/config_error.hpp"
 
@@ -16,9 +17,6 @@ void sleep_for_s(double seconds) {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
-double steady_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -31,13 +29,13 @@ DisturbanceGuard::DisturbanceGuard(DisturbancePolicy policy, MachineLoadWatch wa
     : policy_(policy), watch_(std::move(watch)), sleep_(sleep ? std::move(sleep) : Sleep(sleep_for_s)), log_(log) {}
 
 // The attempt under the watch, kept on after a short one until the idle counter can judge it;
-// [from_s, to_s] is the attempt's own span.
+// [from_s, to_s] is the attempt's own span, on the host-speed watch's clock.
 std::optional<MachineLoad> DisturbanceGuard::watched(const std::function<void()>& attempt, double& from_s,
                                                      double& to_s) {
-  from_s = steady_s();
+  from_s = HostSpeedMonitor::now_s();
   watch_.start();
   attempt();
-  to_s = steady_s();
+  to_s = HostSpeedMonitor::now_s();
   if (to_s - from_s < kMinWallForOtherCpu_s) sleep_(kMinWallForOtherCpu_s - (to_s - from_s));
   return watch_.stop();
 }

@@ -15,9 +15,9 @@
 // processes above kMaxOtherCores, the guard says so on `log`, waits retry_wait_s and calls both
 // again, at most `retries` more times: an attempt must replace, not add to, what the one before
 // measured. With judge_host_with, an attempt the CPUs ran slow through counts as disturbed too
-// (the host's own speed, which no other process shows). A run still disturbed after its last attempt throws ConfigError naming the run and
-// what was off (exit 2 in main), or with accept_disturbed adds that text to accepted() and
-// returns. A watch that cannot read its counters (no /proc/stat) judges nothing; unwatched()
+// (the host's own speed, which no other process shows). A run still disturbed after its last
+// attempt throws ConfigError naming the run and what was off (exit 2 in main), or with
+// accept_disturbed adds that text to accepted() and returns. A watch that cannot read its counters (no /proc/stat) judges nothing; unwatched()
 // then says so.
 #pragma once
 

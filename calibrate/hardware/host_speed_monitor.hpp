@@ -84,7 +84,6 @@ double session_slow_probe_rate(const std::vector<HostSlowdown>& runs);
 // a chance under 1 %".
 std::string describe_slow_run(const HostSlowdown& s, double rate);
 
-
 // Whether the last `rounds` probes of each of `cpus` (all probed CPUs when empty) were at most
 // slow_factor x reference_s; false when a CPU has fewer probes.
 bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,

@@ -27,7 +27,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/hardware/host_speed_monitor.hpp"
 #include "python/native/isolated_call.hpp"
 #include "sim/app/catalogue.hpp"
@@ -204,7 +203,6 @@ void bind_host_speed_monitor(py::module_& m) {
              return out;
            },
            "Every probe so far: (at_s, cpu, seconds)");
-  m.def("allowed_cpus", &calibrate::allowed_cpus, "The CPUs this process may run on");
 }
 
 }  // namespace
