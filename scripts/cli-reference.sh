@@ -35,7 +35,7 @@ done
 if [[ -x $build/calibrate/app/edgetwin-calibrate ]]; then
   calibrate=$build/calibrate/app/edgetwin-calibrate
   section "edgetwin-calibrate" "$calibrate"
-  for command in run measure make-dataset import census; do section "edgetwin-calibrate $command" "$calibrate" "$command"; done
+  for command in run measure make-dataset import census watch; do section "edgetwin-calibrate $command" "$calibrate" "$command"; done
   section "edgetwin-validate" "$build/validate/edgetwin-validate"
   for command in export-grey-lenet pad-jpeg-metadata pool-profiles; do
     section "edgetwin-validate $command" "$build/validate/edgetwin-validate" "$command"

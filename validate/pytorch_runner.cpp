@@ -11,7 +11,7 @@
 #include "sim/app/data_dir.hpp"
 
 #include "sim/config/config_error.hpp"
-#include "validate/external_program.hpp"
+#include "sim/app/external_program.hpp"
 
 namespace edgetwin::validate {
 

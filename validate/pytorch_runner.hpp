@@ -5,7 +5,7 @@
 // Contract:
 //   - pytorch_command_line() is the exact argv the script gets for a RunSpec (model, dataset,
 //     loader, epochs, samples, seed, threads, crop) plus the probe interval and output files;
-//   - run_pytorch() starts it pinned to spec.cpus (validate/external_program.hpp) and returns
+//   - run_pytorch() starts it pinned to spec.cpus (sim/app/external_program.hpp) and returns
 //     its JSON summary. The script's exit code says whose fault a failure is:
 //     2 (bad input: dataset, model) is a ConfigError on --runner, 3 or 127 (no torch in that
 //     interpreter, cannot execute it) a ConfigError on --python, anything else a

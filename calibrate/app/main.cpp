@@ -3,6 +3,7 @@
 // and hands over to one command; bad input exits with code 2 and a message on stderr.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,7 @@
 #include "calibrate/app/make_dataset_command.hpp"
 #include "calibrate/app/measure_command.hpp"
 #include "calibrate/app/run_command.hpp"
+#include "calibrate/app/watch_command.hpp"
 #include "sim/app/command_line.hpp"
 #include "sim/app/data_dir.hpp"
 #include "calibrate/app/torch_side_errors.hpp"
@@ -36,16 +38,18 @@ struct Commands {
   edgetwin::calibrate::MakeDatasetOptions make;
   edgetwin::calibrate::ImportCommandOptions import;
   edgetwin::calibrate::CensusOptions census;
+  edgetwin::calibrate::WatchOptions watch;
 };
 
 int dispatch(const CLI::App& app, Commands& c) {
-  auto& [run, measure, make, import, census] = c;
+  auto& [run, measure, make, import, census, watch] = c;
   const std::filesystem::path data_dir = edgetwin::data_dir();
   if (app.got_subcommand("run")) return edgetwin::calibrate::run_calibration(run, data_dir);
   if (app.got_subcommand("measure")) return edgetwin::calibrate::run_measure(measure, data_dir);
   if (app.got_subcommand("make-dataset")) return edgetwin::calibrate::run_make_dataset(make);
   if (app.got_subcommand("import")) return edgetwin::calibrate::run_import(import, data_dir);
   if (app.got_subcommand("census")) return edgetwin::calibrate::run_census(census, data_dir);
+  if (app.got_subcommand("watch")) return edgetwin::calibrate::run_watch(watch);
   return 2;
 }
 
@@ -63,7 +67,10 @@ int main(int argc, char** argv) {
   edgetwin::calibrate::add_make_dataset_command(app, c.make);
   edgetwin::calibrate::add_import_command(app, c.import);
   edgetwin::calibrate::add_census_command(app, c.census);
-  if (const auto exit_code = edgetwin::parse_command_line(app, argc, argv)) return *exit_code;
+  edgetwin::calibrate::add_watch_command(app, c.watch);
+  std::vector<char*> arguments = edgetwin::calibrate::without_watch_separator(argc, argv);
+  if (const auto exit_code = edgetwin::parse_command_line(app, static_cast<int>(arguments.size()), arguments.data()))
+    return *exit_code;
   c.run.command = c.import.command = c.census.command = command_line(argc, argv);
   return edgetwin::run_command_reporting_errors(
       "edgetwin-calibrate", [&] { return dispatch(app, c); },

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <system_error>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -63,7 +65,19 @@ std::vector<int> cpu_list(const CsvTable& t, std::size_t row, std::vector<Diagno
   return cpus;
 }
 
-std::vector<WatchedRun> read_runs(const std::filesystem::path& file, const std::vector<std::string>& traces,
+// Whether a run's trace (as the runs file names it: as given, or an absolute path as
+// edgetwin_trace records it) is `given` (as the import was given it).
+bool same_trace(const std::string& recorded, const std::string& given) {
+  if (recorded == given) return true;
+  std::error_code error;
+  const auto a = std::filesystem::weakly_canonical(recorded, error);
+  if (error) return false;
+  const auto b = std::filesystem::weakly_canonical(given, error);
+  return !error && a == b;
+}
+
+// traces: this import's, as given; nullopt: every run is judged (a watched session's summary).
+std::vector<WatchedRun> read_runs(const std::filesystem::path& file, const std::optional<std::vector<std::string>>& traces,
                                   std::vector<Diagnostic>& problems) {
   const CsvTable t = CsvTable::read(file);
   t.require_columns({"trace", "from_s", "to_s", "cpus"});
@@ -76,24 +90,44 @@ std::vector<WatchedRun> read_runs(const std::filesystem::path& file, const std::
                                                              run.from_s)));
     // The file may record a whole session's runs: all of them give the session's rate of slow
     // probes, and this import judges its own.
-    run.imported = std::find(traces.begin(), traces.end(), run.trace) != traces.end();
+    run.imported = !traces || std::any_of(traces->begin(), traces->end(),
+                                          [&](const std::string& given) { return same_trace(run.trace, given); });
     runs.push_back(std::move(run));
   }
-  if (t.rows() > 0 && std::none_of(runs.begin(), runs.end(), [](const WatchedRun& r) { return r.imported; }))
+  if (traces && t.rows() > 0 && std::none_of(runs.begin(), runs.end(), [](const WatchedRun& r) { return r.imported; }))
     problems.push_back({file.string(), 0, 0, "trace",
                         fmt::format("none of its runs is a trace of this import (expected the --trace, --share-trace "
                                     "or --cold-then-warm-trace files as given, such as {})",
-                                    traces.empty() ? std::string("none") : traces.front())});
+                                    traces->empty() ? std::string("none") : traces->front())});
   return runs;
 }
 
 }  // namespace
 
-HostWatch read_host_watch(const HostWatchFiles& files, const std::vector<std::string>& traces) {
+namespace {
+
+HostWatch read_watch(const HostWatchFiles& files, const std::optional<std::vector<std::string>>& traces) {
   std::vector<Diagnostic> problems;
   HostWatch watch{read_probes(files.probes, problems), read_runs(files.runs, traces, problems)};
   if (!problems.empty()) throw ConfigError(std::move(problems));
   return watch;
+}
+
+}  // namespace
+
+HostWatch read_host_watch(const HostWatchFiles& files, const std::vector<std::string>& traces) {
+  return read_watch(files, traces);
+}
+
+HostWatch read_watched_session(const HostWatchFiles& files) { return read_watch(files, std::nullopt); }
+
+std::vector<std::string> unwatched_traces(const HostWatch& watch, const std::vector<std::string>& traces) {
+  std::vector<std::string> out;
+  for (const auto& given : traces)
+    if (std::none_of(watch.runs.begin(), watch.runs.end(),
+                     [&](const WatchedRun& run) { return same_trace(run.trace, given); }))
+      out.push_back(given);
+  return out;
 }
 
 std::vector<Disturbance> host_disturbances(const HostWatch& watch, const HostWatchFiles& files) {

@@ -8,11 +8,13 @@
 // consistent with itself. It moved the handoff terms of the probe's repeats by 1.6x
 // (docs/explanation/import.md, *What belongs to the machine*).
 //
-// Input: two CSV files the caller of the runs wrote (python3 -m edgetwin.profile does):
+// Input: two CSV files the caller of the runs wrote (python3 -m edgetwin.profile does, and
+// `edgetwin-calibrate watch` with edgetwin_trace in the command it runs):
 //   probes  at_s,cpu,seconds        every probe of the watch: when (the steady clock, seconds),
 //                                   on which CPU, how long the fixed work took (thread CPU time)
 //   runs    trace,from_s,to_s,cpus  each trace's run on that clock; cpus, space-separated, the
-//                                   CPUs it ran on (empty: every CPU probed)
+//                                   CPUs it ran on (empty: every CPU probed). A trace is this
+//                                   import's when it names the same file as one given to it.
 //
 // Contract: read_host_watch throws ConfigError naming file, line and column for a value that is
 // not one (a negative or non-finite time, a span that ends before it starts, a CPU that is not
@@ -56,6 +58,11 @@ struct HostWatch {
 };
 
 HostWatch read_host_watch(const HostWatchFiles& files, const std::vector<std::string>& traces);
+// The same with every run judged: what `edgetwin-calibrate watch` says of the session it watched.
+HostWatch read_watched_session(const HostWatchFiles& files);
+
+// The traces of `traces` that no run of the watch names: not judged, which the import warns of.
+std::vector<std::string> unwatched_traces(const HostWatch& watch, const std::vector<std::string>& traces);
 
 std::vector<Disturbance> host_disturbances(const HostWatch& watch, const HostWatchFiles& files);
 

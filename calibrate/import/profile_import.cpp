@@ -119,6 +119,19 @@ Provenance costs_provenance(const DerivedCosts& d, const WorkloadSpec& workload,
   return p;
 }
 
+// The runs the CPUs ran slow through join the disturbed ones; a trace the watch has no run of is
+// a warning, since nothing judged it.
+void judge_by_host_watch(const ImportOptions& options, std::vector<Disturbance>& disturbed,
+                         std::vector<std::string>& warnings) {
+  const std::vector<std::string> traces = given_traces(options);
+  const HostWatch watch = read_host_watch(*options.host_watch, traces);
+  for (const auto& trace : unwatched_traces(watch, traces))
+    warnings.push_back(fmt::format("{}: {} holds no run of this trace, so the CPUs' speed while it ran was not judged",
+                                   trace, options.host_watch->runs.string()));
+  const auto slow = host_disturbances(watch, *options.host_watch);
+  disturbed.insert(disturbed.end(), slow.begin(), slow.end());
+}
+
 }  // namespace
 
 ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec& workload) {
@@ -140,10 +153,7 @@ ProfileDocument import_profile(const ImportOptions& options, const WorkloadSpec&
   }
   if (!options.share_csvs.empty())
     derive_step_share(read_for_one_rule(options.share_csvs, " (the step's share)", files, disturbed), source, derived);
-  if (options.host_watch) {
-    const auto slow = host_disturbances(read_host_watch(*options.host_watch, given_traces(options)), *options.host_watch);
-    disturbed.insert(disturbed.end(), slow.begin(), slow.end());
-  }
+  if (options.host_watch) judge_by_host_watch(options, disturbed, warnings);
   check_disturbances(disturbed, options.accept_disturbed, warnings);
   std::optional<WorkerProcessTerms> worker_terms = measured_worker_terms(derived);
   if (options.machine_terms) take_machine_terms(*options.machine_terms, derived);

@@ -78,6 +78,12 @@ The rows go to `<path>.partial`, renamed to `<path>` by `close()` (or by leaving
 block normally). An exception out of the `with` block removes the partial file, and so does
 a trace that is never closed, so a file under the output name is always complete.
 
+Run the script under `edgetwin-calibrate watch --out host -- python3 train.py` and every trace
+it closes (and every file of the scaling measurements below) records when it ran and on which
+CPUs in host/host-runs.csv, beside the watch's probes of the CPUs' speed in host/host-probes.csv;
+the import's `--host-probes` and `--host-runs` then refuse a trace the CPUs ran slow through
+(docs/explanation/import.md, *The host watch*).
+
 Turning a trace into a profile (docs/explanation/import.md, section *Command line*):
 
     # num_workers=0: the loop itself loads every batch, so fetch_s holds the per-sample
@@ -103,6 +109,7 @@ Only the standard library and torch are used.
 
 import collections.abc
 import csv
+import io
 import multiprocessing
 import os
 import sys
@@ -412,6 +419,46 @@ class _MachineCpuClock:
         return busy
 
 
+# Set by `edgetwin-calibrate watch` for the command it runs: the file each closed trace appends
+# its run's span to, for the import's --host-runs (docs/explanation/import.md, *The host watch*).
+_HOST_RUNS_VARIABLE = "EDGETWIN_HOST_RUNS"
+
+
+class _RunSpan:
+    """When a trace's run began and ended, on the clock of the watch's probes (the steady clock,
+    CLOCK_MONOTONIC, which time.monotonic() reads on Linux), and the CPUs it could run on."""
+
+    def __init__(self):
+        self.start = None
+        self.cpus = []
+
+    def begin(self):
+        if self.start is None:
+            self.start = time.monotonic()
+            self.cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+    def record(self, path):
+        """Appends `path`'s row to the watch's runs file, when the script runs under
+        `edgetwin-calibrate watch`: one write of one whole line to a file opened for appending, so
+        that the rows of several processes never interleave. A row that cannot be written is
+        said on stderr; the trace stays whole, and the import says it was not judged."""
+        runs = os.environ.get(_HOST_RUNS_VARIABLE)
+        if not runs or self.start is None:
+            return
+        line = io.StringIO()
+        csv.writer(line).writerow([os.path.abspath(path), repr(self.start), repr(time.monotonic()),
+                                   " ".join(map(str, self.cpus))])
+        try:
+            fd = os.open(runs, os.O_WRONLY | os.O_APPEND)  # the watch wrote its header
+            try:
+                os.write(fd, line.getvalue().encode())
+            finally:
+                os.close(fd)
+        except OSError as e:
+            sys.stderr.write(f"edgetwin_trace: cannot record the run of {path} in {runs} "
+                             f"({_HOST_RUNS_VARIABLE}): {e.strerror}\n")
+
+
 def _discard_unclosed(file, partial, path):
     # Runs when a Trace is garbage collected or the interpreter exits without close():
     # the rows may stop anywhere, so they must not look like a finished trace.
@@ -454,6 +501,7 @@ class Trace:
         self._partial = path + ".partial"
         self._columns = _COLUMNS + (["io_s"] if io else [])
         self._epochs_written = set()
+        self._span = _RunSpan()
         self._cpu = _LoaderCpuClock()
         self._machine = _MachineCpuClock()
         self._next_epoch = 0
@@ -503,6 +551,7 @@ class Trace:
             raise OSError(e.errno, f"edgetwin_trace: cannot rename {self._partial} to "
                                    f"{self._path}: {e.strerror}; the rows are in "
                                    f"{self._partial}") from e
+        self._span.record(self._path)
 
     def discard(self):
         """Closes the trace without writing `path`, removing the partial file."""
@@ -558,6 +607,7 @@ class Trace:
             fixed = [workers, "" if prefetch is None else prefetch, torch.get_num_threads()]
             cores = _cores()
             sync = (lambda: torch.cuda.synchronize(self._device)) if self._device else None
+            self._span.begin()
             self._cpu.start()
             self._machine.start()
             _load_clock.seconds = 0.0  # what the trainer loaded before (a sample to look at) is not a batch's
@@ -739,6 +789,8 @@ def _write_rows_atomically(path, columns, settings, rows_of):
     `<path>.partial`, renamed once whole."""
     path = os.fspath(path)
     partial = path + ".partial"
+    span = _RunSpan()
+    span.begin()
     try:
         with open(partial, "w", newline="") as f:
             writer = csv.writer(f)
@@ -751,6 +803,7 @@ def _write_rows_atomically(path, columns, settings, rows_of):
         if os.path.exists(partial):
             os.remove(partial)
         raise
+    span.record(path)
 
 
 def measure_loader_scaling(load, path, busy_cores=None, batches=20, warmup=3, rounds=3):

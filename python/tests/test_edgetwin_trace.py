@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import statistics
 import subprocess
+import sys
 import time
 import tomllib
 
@@ -828,3 +829,95 @@ def test_a_load_that_dies_beside_the_timed_one_is_an_error(tmp_path):
     with pytest.raises(RuntimeError, match="a process loading beside the timed one died"):
         edgetwin_trace.measure_loader_scaling(load, tmp_path / "l.csv", busy_cores=[1], batches=1)
     assert not (tmp_path / "l.csv").exists() and not (tmp_path / "l.csv.partial").exists()
+
+
+# --- under edgetwin-calibrate watch: each run's span for the import's --host-runs ---------------
+
+def watched_runs_file(tmp_path, monkeypatch):
+    """The runs file as `edgetwin-calibrate watch` starts it, named to the module as it names it."""
+    runs = tmp_path / "host-runs.csv"
+    runs.write_text("trace,from_s,to_s,cpus\n")
+    monkeypatch.setenv("EDGETWIN_HOST_RUNS", str(runs))
+    return runs
+
+
+def test_a_closed_trace_records_its_run_on_the_watchs_clock(tmp_path, monkeypatch):
+    runs = watched_runs_file(tmp_path, monkeypatch)
+    before = time.monotonic()
+    run_epochs(tmp_path / "w0.csv", DataLoader(mnist_like(32), batch_size=16), epochs=2)
+    after = time.monotonic()
+    rows = list(csv.DictReader(open(runs, newline="")))
+    assert len(rows) == 1
+    assert rows[0]["trace"] == str(tmp_path / "w0.csv")  # absolute, whatever the script called it
+    assert before <= float(rows[0]["from_s"]) <= float(rows[0]["to_s"]) <= after
+    assert rows[0]["cpus"] == " ".join(map(str, sorted(os.sched_getaffinity(0))))
+
+
+def test_a_discarded_trace_records_no_run_and_scaling_files_do(tmp_path, monkeypatch):
+    runs = watched_runs_file(tmp_path, monkeypatch)
+    with pytest.raises(RuntimeError):
+        with edgetwin_trace.Trace(tmp_path / "lost.csv") as trace:
+            for _ in trace.epoch(DataLoader(mnist_like(32), batch_size=16)):
+                raise RuntimeError("the loop failed")
+    batch = (torch.zeros(16, 1, 28, 28), torch.zeros(16, dtype=torch.int64))
+    edgetwin_trace.measure_step_scaling(linear_step(), batch, tmp_path / "s.csv", threads=[1],
+                                        busy_cores=[0], steps=2, warmup=1)
+    assert [r["trace"] for r in csv.DictReader(open(runs, newline=""))] == [str(tmp_path / "s.csv")]
+
+
+def test_a_runs_file_that_cannot_be_written_is_said_and_the_trace_kept(tmp_path, monkeypatch, capfd):
+    monkeypatch.setenv("EDGETWIN_HOST_RUNS", str(tmp_path / "gone" / "host-runs.csv"))
+    run_epochs(tmp_path / "w0.csv", DataLoader(mnist_like(16), batch_size=16))
+    assert (tmp_path / "w0.csv").exists()
+    assert "cannot record the run of" in capfd.readouterr().err
+
+
+WATCHED_SCRIPT = """
+import time, torch, edgetwin_trace
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.zeros(160, 1, 28, 28), torch.zeros(160, dtype=torch.int64)), batch_size=16)
+for name in ("t0.csv", "t1.csv", "t2.csv"):
+    with edgetwin_trace.Trace(name) as trace:
+        for x, y in trace.epoch(loader):
+            end = time.perf_counter() + 0.03  # a step's CPU work: the import checks its share of a core
+            while time.perf_counter() < end:
+                pass
+"""
+
+
+def test_a_script_under_the_watch_is_judged_by_the_import(tmp_path):
+    """The whole path: the watch runs the script, each trace records its span, and the import
+    judges each trace by the watch's probes of that span. The probes' times and CPUs are the
+    watch's own; their seconds are set here (those in t1's span 3x the others), since a slow
+    host cannot be made to order."""
+    (tmp_path / "train.py").write_text(WATCHED_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    watch = subprocess.run([calibrate_binary(), "watch", "--out", "host", "--interval-ms", "20", "--",
+                            sys.executable, "train.py"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert watch.returncode == 0, watch.stderr
+    assert "of 3 recorded runs ran on CPUs slower than the session's other runs" in watch.stderr
+    runs = list(csv.DictReader(open(tmp_path / "host" / "host-runs.csv", newline="")))
+    assert [r["trace"] for r in runs] == [str(tmp_path / n) for n in ("t0.csv", "t1.csv", "t2.csv")]
+    probes = list(csv.DictReader(open(tmp_path / "host" / "host-probes.csv", newline="")))
+    assert {int(p["cpu"]) for p in probes} == set(os.sched_getaffinity(0))
+    t1_from, t1_to = float(runs[1]["from_s"]), float(runs[1]["to_s"])
+    in_t1 = [t1_from <= float(p["at_s"]) <= t1_to for p in probes]
+    assert sum(in_t1) >= 4 and len(probes) - sum(in_t1) >= 20
+    with open(tmp_path / "host" / "host-probes.csv", "w") as f:
+        f.write("at_s,cpu,seconds\n")
+        f.writelines(f"{p['at_s']},{p['cpu']},{0.003 if slow else 0.001}\n" for p, slow in zip(probes, in_t1))
+    def imported(trace, *options):
+        return subprocess.run([calibrate_binary(), "import", "--workload", "lenet-mnist", "--trace", trace,
+                               "--sequential", "--host-probes", "host/host-probes.csv", "--host-runs",
+                               "host/host-runs.csv", *options, "--out", trace + ".toml"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    # Under a loaded test run the spinning step may get under 0.8 of a core, which the import's
+    # other checks call disturbed: only the host's verdict is this test's.
+    for fast in ("t0.csv", "t2.csv"):
+        kept = imported(fast, "--accept-disturbed")
+        assert kept.returncode == 0 and "host:" not in kept.stderr, kept.stderr
+    refused = imported("t1.csv")
+    assert refused.returncode == 2
+    assert "t1.csv: host: the CPUs ran slow while it ran" in refused.stderr
+    assert not (tmp_path / "t1.csv.toml").exists()

@@ -86,27 +86,6 @@ class TerminationHandlers {
   static inline struct sigaction old_term_ {};
 };
 
-// Blocks SIGINT and SIGTERM between fork and registering the child, so the handler never
-// misses a child that exists.
-class BlockedTerminationSignals {
- public:
-  BlockedTerminationSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    ::sigprocmask(SIG_BLOCK, &set, &old_);
-  }
-  ~BlockedTerminationSignals() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
-  BlockedTerminationSignals(const BlockedTerminationSignals&) = delete;
-  BlockedTerminationSignals& operator=(const BlockedTerminationSignals&) = delete;
-  const sigset_t& previous() const { return old_; }
-
- private:
-  sigset_t old_{};
-};
-
 // ---- the child's side ----------------------------------------------------------------------
 
 void write_all(int fd, std::string_view data) {
@@ -156,7 +135,7 @@ RunningChild spawn(std::size_t task, const std::function<std::string(std::size_t
   if (::pipe(fds) != 0) throw ChildProcessError(errno_text("pipe"));
   const pid_t parent = ::getpid();
   std::fflush(nullptr);  // the child must not write out the parent's buffered output again
-  const BlockedTerminationSignals blocked;
+  const HeldTerminationSignals blocked;  // until the child is registered
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);

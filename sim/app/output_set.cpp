@@ -41,23 +41,6 @@ void remove_stale_staging(const fs::path& dir) {
   }
 }
 
-// Holds SIGINT, SIGTERM and SIGHUP back for its lifetime; a pending one acts when it ends.
-class TerminationHeld {
- public:
-  TerminationHeld() {
-    sigset_t held;
-    sigemptyset(&held);
-    for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, s);
-    ::sigprocmask(SIG_BLOCK, &held, &before_);
-  }
-  ~TerminationHeld() { ::sigprocmask(SIG_SETMASK, &before_, nullptr); }
-  TerminationHeld(const TerminationHeld&) = delete;
-  TerminationHeld& operator=(const TerminationHeld&) = delete;
-
- private:
-  sigset_t before_;
-};
-
 [[noreturn]] void fail(const fs::path& path, const char* what, const std::error_code& ec) {
   throw OutputError(fmt::format("{}: {}: {}", path.string(), what, ec.message()));
 }
@@ -90,7 +73,7 @@ void write_output_set(const fs::path& target, const std::map<std::string, std::s
   for (const auto& [name, text] : files)
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
       throw OutputError(fmt::format("{}: cannot write \"{}\" there: not a plain file name", dir.string(), name));
-  const TerminationHeld held;
+  const HeldTerminationSignals held;
   std::error_code ec;
   fs::create_directories(parent_of(dir), ec);
   if (ec) fail(parent_of(dir), "cannot create the directory", ec);

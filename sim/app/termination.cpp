@@ -105,4 +105,13 @@ ExitOnTermination::~ExitOnTermination() {
 
 bool ExitOnTermination::active() { return g_active; }
 
+HeldTerminationSignals::HeldTerminationSignals() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, s);
+  ::sigprocmask(SIG_BLOCK, &held, &previous_);
+}
+
+HeldTerminationSignals::~HeldTerminationSignals() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+
 }  // namespace edgetwin

@@ -18,6 +18,7 @@
 //     they are forked) and the next run removes the temporary files it left (output_file.hpp).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -42,6 +43,22 @@ void unregister_temporary(int slot);
 // SIGHUP their default actions, so the child neither kills the parent's children nor removes
 // the parent's files.
 void forget_parent_termination_state();
+
+// Holds SIGINT, SIGTERM and SIGHUP back for its lifetime; a pending one acts when it ends. Between
+// a fork and registering the child (or a rename and unregistering the temporary it was), no
+// termination signal may act, or the handler would miss what exists. previous() is the mask
+// before, for a forked child to restore before it execs or works.
+class HeldTerminationSignals {
+ public:
+  HeldTerminationSignals();
+  ~HeldTerminationSignals();
+  HeldTerminationSignals(const HeldTerminationSignals&) = delete;
+  HeldTerminationSignals& operator=(const HeldTerminationSignals&) = delete;
+  const sigset_t& previous() const { return previous_; }
+
+ private:
+  sigset_t previous_{};
+};
 
 class ExitOnTermination {
  public:

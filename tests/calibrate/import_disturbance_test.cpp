@@ -272,6 +272,31 @@ TEST(ImportHostWatch, ARunIsHeldToTheRateOfTheSessionsTypicalRun) {
                         "session's runs read 30.0 % of theirs so"));
 }
 
+// edgetwin_trace records its trace by the absolute path (under `edgetwin-calibrate watch`); the
+// import is given it as the user typed it.
+TEST(ImportHostWatch, ARunRecordedByItsAbsolutePathIsTheTraceGivenRelative) {
+  HostWatched w(host_probes(8));
+  const fs::path before = fs::current_path();
+  fs::current_path(w.dir.path());
+  w.options.trace_csvs = {"w0.csv"};
+  const std::string error = error_of<ConfigError>([&] { import_profile(w.options, cpu_lenet()); });
+  fs::current_path(before);
+  EXPECT_THAT(error, HasSubstr("w0.csv: host: the CPUs ran slow while it ran: 8 of its 8 CPU probes"));
+}
+
+// A trace the watch has no run of (a script that traced one loop by hand) is not judged, and the
+// import says so.
+TEST(ImportHostWatch, ATraceTheWatchHasNoRunOfIsAWarning) {
+  HostWatched w(host_probes(0));
+  write_text(w.dir / "repeat.csv", shaped_trace({}));
+  w.options.trace_csvs.push_back(w.dir / "repeat.csv");
+  const ProfileDocument doc = import_profile(w.options, cpu_lenet());
+  ASSERT_EQ(doc.warnings.size(), 1u);
+  EXPECT_EQ(doc.warnings[0], (w.dir / "repeat.csv").string() + ": " + (w.dir / "runs.csv").string() +
+                                 " holds no run of this trace, so the CPUs' speed while it ran was not judged");
+  EXPECT_THAT(doc.profile.costs.provenance.source, HasSubstr("holds no run of this trace"));
+}
+
 TEST(ImportHostWatch, BadWatchFilesAreLocated) {
   HostWatched w(host_probes(0));
   write_text(w.dir / "runs.csv", "trace,from_s,to_s,cpus\nelsewhere.csv,104,100,0 x\n");

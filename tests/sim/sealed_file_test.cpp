@@ -123,7 +123,9 @@ TEST(SealedFile, HeaderNumbersAreReadOnlyAsWritten) {
   std::string upper = sealed;
   const auto digits = upper.find("xxh3 ") + 5;
   for (std::size_t i = digits; i < digits + 16; ++i) upper[i] = static_cast<char>(std::toupper(upper[i]));
-  if (upper != sealed) EXPECT_THAT(refusal(upper), HasSubstr("damaged header"));
+  if (upper != sealed) {
+    EXPECT_THAT(refusal(upper), HasSubstr("damaged header"));
+  }
   std::string huge = sealed;
   huge.replace(huge.find("body 4 "), 7, "body 18446744073709551615 ");
   EXPECT_THAT(refusal(huge), HasSubstr("damaged header"));
