@@ -57,6 +57,10 @@ struct SessionInputs {
   double device_os_base_bytes = 0;      // the device file's estimate, for the notes
   std::optional<std::string> clock_note;  // the device's CPU clock is not the host's (prediction.hpp)
   std::unique_ptr<InterleavedCalibration> calibration_rounds;  // --calibrate-each-round
+  // The host watch, started by measure_rounds (after the predictions' forks) unless
+  // --no-host-watch; the calibration rounds judge their runs by it too.
+  std::shared_ptr<std::optional<calibrate::HostSpeedMonitor>> host_monitor =
+      std::make_shared<std::optional<calibrate::HostSpeedMonitor>>();
   std::string runner = "libtorch";
   std::optional<PythonRunner> python;  // --runner pytorch, when measuring
   std::optional<EarlierMeasurements> earlier;  // --rescore
@@ -267,6 +271,7 @@ std::unique_ptr<InterleavedCalibration> interleaved_calibration(const ValidateOp
   // a session of hours: the session marks its disturbed rounds itself (validate/real_run.hpp).
   setup.disturbance.accept_disturbed = true;
   setup.disturbance.watch_host = o.host_watch;  // --no-host-watch: the calibration's runs too
+  setup.session_host_monitor = in.host_monitor;
   return std::make_unique<InterleavedCalibration>(std::move(setup), o.out / "calibration");
 }
 
@@ -571,8 +576,7 @@ void make_up_for_slow_runs(const ValidateOptions& o, const SessionInputs& in, co
 void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vector<ConfigMeasurements>& configs,
                     SessionInfo& info, RunJournal& journal) {
   RealRunContext context = run_context(o, in);
-  std::optional<calibrate::HostSpeedMonitor> host;
-  if (o.host_watch) context.host = &host.emplace(calibrate::allowed_cpus(), kHostProbeInterval);
+  if (o.host_watch) context.host = &in.host_monitor->emplace(calibrate::allowed_cpus(), kHostProbeInterval);
   const auto done = journal.load();
   log_resumed(o, done.size(), journal.file());
   journal.open_for_append();
@@ -606,6 +610,7 @@ void measure_rounds(const ValidateOptions& o, const SessionInputs& in, std::vect
     }
   }
   if (context.host) make_up_for_slow_runs(o, in, context, done, configs, journal);
+  in.host_monitor->reset();  // its thread ends before the pooled profile's predictions fork
 }
 
 std::vector<std::string> prediction_notes(const ValidateOptions& o, const SessionInputs& in) {

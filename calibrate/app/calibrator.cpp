@@ -119,8 +119,10 @@ Calibrator::Calibrator(CalibrationSetup setup, ProgressLine& progress)
   if (setup_.disturbance.watch_host) {
     // A probe on each CPU every half second, as edgetwin-validate's (0.2 % of a core); started
     // now, so the host benchmarks give the reference before the first training run.
-    host_monitor_.emplace(allowed_cpus(), std::chrono::milliseconds(500));
-    host_judge_.emplace(*host_monitor_);
+    const auto& session = setup_.session_host_monitor;
+    host_watch_ = session && session->has_value() ? &**session
+                                                  : &host_monitor_.emplace(allowed_cpus(), std::chrono::milliseconds(500));
+    host_judge_.emplace(*host_watch_);
     guard_.judge_host_with([this](double from_s, double to_s) { return host_judge_->slow_run(from_s, to_s); });
   }
 }

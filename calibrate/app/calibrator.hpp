@@ -51,6 +51,9 @@ struct CalibrationSetup {
   double reference_cpu_freq_hz = 0;   // 0 = detect (cpufreq, else /proc/cpuinfo)
   double reference_gpu_freq_hz = -1;  // < 0 = detect (GPU devfreq); needed with CUDA
   DisturbancePolicy disturbance;      // retries, accept_disturbed; the wait is plan.disturbed_retry_wait_s
+  // A host watch already running in this process (edgetwin-validate's session, once it has
+  // started one): judged by instead of starting a second, whose probes would add to its own.
+  std::shared_ptr<const std::optional<HostSpeedMonitor>> session_host_monitor;
 };
 
 class Calibrator {
@@ -60,6 +63,9 @@ class Calibrator {
 
   void check();
   CalibrationData run();
+  // The host watch its runs are judged by: the session's (setup.session_host_monitor), its own,
+  // or none (setup.disturbance.watch_host false).
+  const HostSpeedMonitor* host_monitor() const { return host_watch_; }
 
  private:
   RunSpec base_spec() const;
@@ -101,6 +107,7 @@ class Calibrator {
   // The CPUs' speed through the calibration (setup.disturbance.watch_host): the guard judges
   // each run by it, against the session's runs so far.
   std::optional<HostSpeedMonitor> host_monitor_;
+  const HostSpeedMonitor* host_watch_ = nullptr;
   std::optional<SessionHostJudge> host_judge_;
   DisturbanceGuard guard_;
   std::unique_ptr<Dataset> dataset_;

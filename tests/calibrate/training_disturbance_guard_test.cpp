@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "calibrate/app/calibrator.hpp"
 #include "calibrate/app/disturbance_guard.hpp"
+#include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/import/disturbance_check.hpp"
 #include "sim/config/config_error.hpp"
 #include "tests/calibrate/io_test_support.hpp"
@@ -219,6 +221,24 @@ TEST(DisturbanceGuard, AnAttemptStillSlowIsRefusedWithTheHostsOwnRuleOrKept) {
   DisturbanceGuard busy = guard_for({1.0}, policy(0), both);
   busy.judge_host_with(always_slow);
   EXPECT_NE(testing::error_of<ConfigError>([&] { busy.measure("run", counting(both)); }).find("the bound is 0.25 cores"), std::string::npos);
+}
+
+// edgetwin-validate's session watches the host already: a calibration round in it is judged by
+// that watch rather than by a second one; before the session has started it, or outside a
+// session, the calibration starts its own, and with watch_host off none.
+TEST(CalibratorHostWatch, ARoundIsJudgedByTheSessionsWatchOnceItRuns) {
+  auto session = std::make_shared<std::optional<HostSpeedMonitor>>();
+  CalibrationSetup setup;
+  setup.session_host_monitor = session;
+  ProgressLine quiet(false, std::cerr, false);
+  const Calibrator before_the_session_watches(setup, quiet);
+  EXPECT_NE(before_the_session_watches.host_monitor(), nullptr);
+  session->emplace(allowed_cpus(), std::chrono::milliseconds(500));
+  const Calibrator in_the_session(setup, quiet);
+  EXPECT_EQ(in_the_session.host_monitor(), &**session);
+  setup.disturbance.watch_host = false;
+  const Calibrator unwatched(setup, quiet);
+  EXPECT_EQ(unwatched.host_monitor(), nullptr);
 }
 
 }  // namespace
