@@ -92,10 +92,9 @@ CLI::App* add_watch_command(CLI::App& app, WatchOptions& o) {
 
 std::vector<char*> without_watch_separator(int argc, char** argv) {
   std::vector<char*> out(argv, argv + argc);
-  const auto watch = std::find_if(out.begin(), out.end(), [](const char* a) { return std::string_view(a) == "watch"; });
-  const auto separator =
-      std::find_if(watch, out.end(), [](const char* a) { return std::string_view(a) == "--"; });
-  if (watch != out.end() && separator != out.end()) out.erase(separator);
+  if (argc < 2 || std::string_view(argv[1]) != "watch") return out;
+  const auto separator = std::find_if(out.begin() + 2, out.end(), [](const char* a) { return std::string_view(a) == "--"; });
+  if (separator != out.end()) out.erase(separator);
   return out;
 }
 

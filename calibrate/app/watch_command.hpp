@@ -35,9 +35,9 @@ struct WatchOptions {
 inline constexpr char kHostRunsVariable[] = "EDGETWIN_HOST_RUNS";
 
 CLI::App* add_watch_command(CLI::App& app, WatchOptions& options);
-// argv without the first "--" after "watch": CLI11 gives what follows a subcommand's "--" to the
-// main program's positionals, where the watch's prefix_command takes the command from the first
-// word that is not one of its options on.
+// argv without its first "--" when the subcommand is watch: CLI11 gives what follows a
+// subcommand's "--" to the main program's positionals, where the watch's prefix_command takes
+// the command from the first word that is not one of its options on.
 std::vector<char*> without_watch_separator(int argc, char** argv);
 int run_watch(const WatchOptions& options);
 

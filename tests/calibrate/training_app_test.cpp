@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 #include <sys/stat.h>
 
 #include "calibrate/app/calibration_plan.hpp"
@@ -12,6 +14,7 @@
 #include "calibrate/app/host_device_builder.hpp"
 #include "calibrate/app/output_files.hpp"
 #include "calibrate/app/profile_builder.hpp"
+#include "calibrate/app/watch_command.hpp"
 #include "calibrate/app/progress_line.hpp"
 #include "calibrate/app/workload_target.hpp"
 #include "calibrate/training/preprocess_scaling.hpp"
@@ -455,6 +458,21 @@ TEST(CalibrateTarget, FormatAndModelComeFromTheWorkload) {
   EXPECT_THROW(resolve_target("lenet-mnist", EDGETWIN_SOURCE_DIR, std::string("png"), std::nullopt), ConfigError);
   EXPECT_THROW(resolve_target("lenet-mnist", EDGETWIN_SOURCE_DIR, std::nullopt, std::string("missing.pt")),
                ConfigError);
+}
+
+// `edgetwin-calibrate watch --out d -- cmd --flag -- x`: the first "--" ends the watch's own
+// options and goes; the command keeps its own. Another subcommand's words are left alone.
+TEST(WatchCommandLine, OnlyTheWatchsFirstSeparatorGoes) {
+  std::vector<std::string> words{"edgetwin-calibrate", "watch", "--out", "d", "--", "python3", "t.py", "--", "x"};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  std::vector<std::string> parsed;
+  for (const char* a : without_watch_separator(static_cast<int>(argv.size()), argv.data())) parsed.emplace_back(a);
+  EXPECT_EQ(parsed, (std::vector<std::string>{"edgetwin-calibrate", "watch", "--out", "d", "python3", "t.py", "--", "x"}));
+  std::vector<std::string> other{"edgetwin-calibrate", "import", "--workload", "watch", "--", "x"};
+  std::vector<char*> other_argv;
+  for (auto& w : other) other_argv.push_back(w.data());
+  EXPECT_EQ(without_watch_separator(static_cast<int>(other_argv.size()), other_argv.data()), other_argv);
 }
 
 }  // namespace
