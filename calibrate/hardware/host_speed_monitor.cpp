@@ -72,20 +72,21 @@ bool slower_than_rate(const HostSlowdown& s, double rate) {
   return chance_of_slow_probes(s.probes, s.slow_probes(), rate) < kHostSlowSignificance;
 }
 
-double session_slow_probe_rate(const std::vector<HostSlowdown>& runs) {
-  std::vector<double> fractions;
-  for (const auto& s : runs)
-    if (s.probes > 0) fractions.push_back(s.slow_fraction);
-  if (fractions.empty()) return kFastHostSlowProbeRate;
-  const auto middle = fractions.begin() + static_cast<std::ptrdiff_t>(fractions.size() / 2);
-  std::nth_element(fractions.begin(), middle, fractions.end());
-  return std::max(kFastHostSlowProbeRate, *middle);
+std::optional<double> session_slow_probe_rate(const std::vector<HostSlowdown>& runs, std::size_t judged) {
+  int probes = 0, slow = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (i == judged) continue;
+    probes += runs[i].probes;
+    slow += runs[i].slow_probes();
+  }
+  if (probes == 0) return std::nullopt;
+  return std::max(kFastHostSlowProbeRate, static_cast<double>(slow) / probes);
 }
 
 std::string describe_slow_run(const HostSlowdown& s, double rate) {
   return fmt::format("the CPUs ran slow while it ran: {} of its {} CPU probes took over {:.2f}x the fastest probes' "
-                     "time (median {:.2f}x), where this session's runs read {:.1f} % of theirs so, which makes that "
-                     "many a chance under {:.0f} %",
+                     "time (median {:.2f}x), where this session's other runs read {:.1f} % of theirs so, which makes "
+                     "that many a chance under {:.0f} %",
                      s.slow_probes(), s.probes, kSlowProbeFactor, s.median_ratio, rate * 100,
                      kHostSlowSignificance * 100);
 }
@@ -94,9 +95,9 @@ std::optional<std::string> SessionHostJudge::slow_run(double from_s, double to_s
   const auto s = slowdown_(from_s, to_s);
   if (!s) return std::nullopt;
   runs_.push_back(*s);
-  const double rate = session_slow_probe_rate(runs_);
-  if (!slower_than_rate(*s, rate)) return std::nullopt;
-  return describe_slow_run(*s, rate);
+  const auto rate = session_slow_probe_rate(runs_, runs_.size() - 1);
+  if (!rate || !slower_than_rate(*s, *rate)) return std::nullopt;
+  return describe_slow_run(*s, *rate);
 }
 
 bool recently_fast(const std::vector<HostProbe>& probes, const std::vector<int>& cpus, double reference_s,

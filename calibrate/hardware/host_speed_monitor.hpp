@@ -70,17 +70,22 @@ bool slower_than_fast_host(const HostSlowdown& s);
 // than kHostSlowSignificance.
 bool slower_than_rate(const HostSlowdown& s, double rate);
 
-// The rate at which a session's runs read a probe slow: the median of its probed runs' slow
-// fractions, at least kFastHostSlowProbeRate (and that with no run probed). Calibration holds a
-// run to it rather than to a fast host's rate, which another VM of the same kind does not have:
-// there the probes of an idle CPU had their median at 1.17-1.37x the fastest tenth, those of a
-// CPU busy with a matmul at 1.01-1.04x, and every run of a full profile had 30-100 % of its probes
-// slow (docs/explanation/import.md, *A disturbed run*). A host that noisy throughout measures
-// every run alike; what spoils a calibration is a run measured on a slower host than the others.
-double session_slow_probe_rate(const std::vector<HostSlowdown>& runs);
+// The rate at which the session's other runs read a probe slow: the slow probes of every probed
+// run but runs[judged], pooled over their probes, at least kFastHostSlowProbeRate; nullopt when no
+// other run was probed (the run then has nothing to be held to, and is not judged). Calibration
+// holds a run to it rather than to a fast host's rate, which another VM of the same kind does not
+// have: there the probes of an idle CPU had their median at 1.17-1.37x the fastest tenth, those of
+// a CPU busy with a matmul at 1.01-1.04x, and every run of a full profile had 30-100 % of its
+// probes slow (docs/explanation/import.md, *A disturbed run*). A host that noisy throughout
+// measures every run alike; what spoils a calibration is a run measured on a slower host than the
+// others. Pooled, not the median of the runs' fractions: runs of half a second have 0 to 4 probes
+// each, whose fractions are mostly 0, and the median then fell to a fast host's rate, which refused
+// runs whose repeats agreed within 2 % (import.md, *Writing it from a PyTorch loop*); leaving the
+// judged run out keeps a long slow run from raising the rate it is held to.
+std::optional<double> session_slow_probe_rate(const std::vector<HostSlowdown>& runs, std::size_t judged);
 
 // "the CPUs ran slow while it ran: 7 of its 8 CPU probes took over 1.25x the fastest probes'
-// time (median 2.00x), where this session's runs read 30.0 % of theirs so, which makes that many
+// time (median 2.00x), where this session's other runs read 30.0 % of theirs so, which makes that many
 // a chance under 1 %".
 std::string describe_slow_run(const HostSlowdown& s, double rate);
 
@@ -143,8 +148,9 @@ class SessionHostJudge {
   explicit SessionHostJudge(Slowdown slowdown) : slowdown_(std::move(slowdown)) {}
   explicit SessionHostJudge(const HostSpeedMonitor& monitor)
       : SessionHostJudge([&monitor](double from_s, double to_s) { return monitor.slowdown(from_s, to_s, {}); }) {}
-  // What was off when the CPUs ran slow through [from_s, to_s] (slower_than_rate at the session's
-  // rate, this run included); nullopt when they did not, or before the reference is known.
+  // What was off when the CPUs ran slow through [from_s, to_s] (slower_than_rate at the rate of
+  // the runs before it); nullopt when they did not, before the reference is known, or for the
+  // first probed run.
   std::optional<std::string> slow_run(double from_s, double to_s);
 
  private:

@@ -90,8 +90,12 @@ std::vector<WatchedRun> read_runs(const std::filesystem::path& file, const std::
                                                              run.from_s)));
     // The file may record a whole session's runs: all of them give the session's rate of slow
     // probes, and this import judges its own.
-    run.imported = !traces || std::any_of(traces->begin(), traces->end(),
-                                          [&](const std::string& given) { return same_trace(run.trace, given); });
+    if (traces) {
+      const auto given = std::find_if(traces->begin(), traces->end(),
+                                      [&](const std::string& g) { return same_trace(run.trace, g); });
+      if (given != traces->end()) run.given = *given;
+    }
+    run.imported = !traces || !run.given.empty();
     runs.push_back(std::move(run));
   }
   if (traces && t.rows() > 0 && std::none_of(runs.begin(), runs.end(), [](const WatchedRun& r) { return r.imported; }))
@@ -136,12 +140,14 @@ std::vector<Disturbance> host_disturbances(const HostWatch& watch, const HostWat
   std::vector<HostSlowdown> slowdowns;
   for (const auto& run : watch.runs)
     slowdowns.push_back(host_slowdown(probes_within(watch.probes, run.from_s, run.to_s), run.cpus, *reference));
-  const double rate = session_slow_probe_rate(slowdowns);
   std::vector<Disturbance> found;
   for (std::size_t i = 0; i < watch.runs.size(); ++i) {
     const HostSlowdown& s = slowdowns[i];
-    if (!watch.runs[i].imported || !slower_than_rate(s, rate)) continue;
-    found.push_back({watch.runs[i].trace, "host", describe_slow_run(s, rate) + " (" + files.probes.string() + ")"});
+    const auto rate = session_slow_probe_rate(slowdowns, i);
+    if (!watch.runs[i].imported || !rate || !slower_than_rate(s, *rate)) continue;
+    const WatchedRun& run = watch.runs[i];
+    found.push_back({run.given.empty() ? run.trace : run.given, "host",
+                     describe_slow_run(s, *rate) + " (" + files.probes.string() + ")"});
   }
   return found;
 }

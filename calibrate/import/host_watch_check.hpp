@@ -21,10 +21,10 @@
 // a whole number), and when no run's trace is among `traces` (the paths as the import was given
 // them). The file may record a whole session's runs: all of them set the session's rate, and
 // only this import's are judged. host_disturbances returns one Disturbance (column "host") per
-// judged run whose probes over kSlowProbeFactor x the reference are more than the session's rate
-// makes likely (slower_than_rate at session_slow_probe_rate). The reference is
-// the 10th percentile of all the file's probes; with fewer than kMinReferenceProbes nothing is
-// judged.
+// judged run whose probes over kSlowProbeFactor x the reference are more than the rate of the
+// session's other runs makes likely (slower_than_rate at session_slow_probe_rate; a run with no
+// other probed run beside it is not judged). The reference is the 10th percentile of all the
+// file's probes; with fewer than kMinReferenceProbes nothing is judged.
 //
 // Why the session's rate rather than validate's fixed one: session_slow_probe_rate
 // (calibrate/hardware/host_speed_monitor.hpp).
@@ -50,6 +50,7 @@ struct WatchedRun {
   double to_s = 0;
   std::vector<int> cpus;  // empty: every CPU probed
   bool imported = false;  // a trace of this import: judged; the others set the session's rate only
+  std::string given{};    // that trace as the import was given it, which its verdict names
 };
 
 struct HostWatch {

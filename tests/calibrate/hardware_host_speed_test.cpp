@@ -104,32 +104,38 @@ TEST(HostSpeed, TheFixedWorkTakesCpuTime) {
   EXPECT_LT(seconds, 1.0);  // ~1 ms on the VM; a bound that only a broken clock crosses
 }
 
-// A run is held to the session's typical run: the median of the probed runs' slow fractions,
-// never under a fast host's rate.
-TEST(HostSpeed, TheSessionsRateIsItsMedianRunsAtLeastAFastHosts) {
-  EXPECT_DOUBLE_EQ(session_slow_probe_rate({{10, 0.2, 1}, {10, 0.3, 1}, {8, 0.25, 1}, {0, 0, 1}}), 0.25);
-  EXPECT_DOUBLE_EQ(session_slow_probe_rate({{10, 0, 1}, {10, 0.9, 1}, {10, 0, 1}}), kFastHostSlowProbeRate);
-  EXPECT_DOUBLE_EQ(session_slow_probe_rate({}), kFastHostSlowProbeRate);
+// A run is held to the session's other runs: their slow probes over their probes, pooled, never
+// under a fast host's rate; with no other run probed, to nothing.
+TEST(HostSpeed, TheSessionsRateIsTheOtherRunsProbesPooledAtLeastAFastHosts) {
+  EXPECT_DOUBLE_EQ(*session_slow_probe_rate({{10, 0.2, 1}, {10, 0.3, 1}, {8, 1, 2}, {0, 0, 1}}, 2), 0.25);  // 5 of 20
+  // Runs of a few probes each, mostly none slow: 1 of 12, not the median run's 0.
+  EXPECT_DOUBLE_EQ(*session_slow_probe_rate({{2, 0, 1}, {2, 0, 1}, {4, 0.25, 1}, {4, 0, 1}, {2, 1, 2}}, 4), 1.0 / 12);
+  // The judged run is left out: its 9 slow probes do not raise the rate it is held to.
+  EXPECT_DOUBLE_EQ(*session_slow_probe_rate({{10, 0, 1}, {10, 0.9, 1}, {10, 0, 1}}, 1), kFastHostSlowProbeRate);
+  EXPECT_FALSE(session_slow_probe_rate({{8, 1, 2}, {0, 0, 1}}, 0));
+  EXPECT_FALSE(session_slow_probe_rate({}, 0));
   // 7 of 8 at 30 %: a chance of 0.13 %; 5 of 8: 5.8 %
   EXPECT_TRUE(slower_than_rate({8, 7.0 / 8, 2.0}, 0.3));
   EXPECT_FALSE(slower_than_rate({8, 5.0 / 8, 2.0}, 0.3));
   EXPECT_EQ(describe_slow_run({8, 7.0 / 8, 2.0}, 0.3),
             "the CPUs ran slow while it ran: 7 of its 8 CPU probes took over 1.25x the fastest probes' time (median "
-            "2.00x), where this session's runs read 30.0 % of theirs so, which makes that many a chance under 1 %");
+            "2.00x), where this session's other runs read 30.0 % of theirs so, which makes that many a chance under "
+            "1 %");
 }
 
-// Each run joins the session before it is judged; the first runs set the rate they are held to.
+// Each run is held to the runs before it; the first has none and is not judged.
 TEST(HostSpeed, TheSessionJudgeHoldsEachRunToTheRunsSoFar) {
   std::vector<HostSlowdown> spans = {{8, 0, 1}, {8, 0.125, 1}, {8, 0, 1}, {8, 1, 2}, {8, 0.25, 1.1}};
   std::size_t next = 0;
   SessionHostJudge judge([&](double, double) { return std::optional(spans.at(next++)); });
-  EXPECT_FALSE(judge.slow_run(0, 1));  // 0 of 8
-  EXPECT_FALSE(judge.slow_run(1, 2));  // 1 of 8 at 1.6 %: 12 %
+  EXPECT_FALSE(judge.slow_run(0, 1));  // the first: nothing to hold it to
+  EXPECT_FALSE(judge.slow_run(1, 2));  // 1 of 8 at 1.6 % (0 of 8 before): 12 %
   EXPECT_FALSE(judge.slow_run(2, 3));
-  const auto slow = judge.slow_run(3, 4);  // 8 of 8 at the session's 12.5 % (the upper median)
+  const auto slow = judge.slow_run(3, 4);  // 8 of 8 at the runs before's 4.2 % (1 of 24)
   ASSERT_TRUE(slow);
   EXPECT_NE(slow->find("8 of its 8 CPU probes"), std::string::npos) << *slow;
-  EXPECT_FALSE(judge.slow_run(4, 5));  // 2 of 8 at 12.5 %: a chance of 26 %
+  EXPECT_NE(slow->find("other runs read 4.2 %"), std::string::npos) << *slow;
+  EXPECT_FALSE(judge.slow_run(4, 5));  // 2 of 8 at 28 % (9 of 32): a chance of 68 %
   SessionHostJudge unknown([](double, double) { return std::optional<HostSlowdown>(); });
   EXPECT_FALSE(unknown.slow_run(0, 1));  // no reference yet: not judged
 }

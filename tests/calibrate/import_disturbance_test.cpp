@@ -203,7 +203,7 @@ TEST(ImportHostWatch, ARunTheCpusRanSlowThroughIsRefused) {
   HostWatched w(host_probes(8));
   EXPECT_EQ(error_of<ConfigError>([&] { import_profile(w.options, cpu_lenet()); }),
             (w.dir / "w0.csv").string() + ": host: the CPUs ran slow while it ran: 8 of its 8 CPU probes took over "
-            "1.25x the fastest probes' time (median 2.00x), where this session's runs read 1.6 % of theirs so, which "
+            "1.25x the fastest probes' time (median 2.00x), where this session's other runs read 1.6 % of theirs so, which "
             "makes that many a chance under 1 % (" + (w.dir / "probes.csv").string() + "): the run was disturbed; "
             "measure it again on a quiet machine (or import it anyway with --accept-disturbed)");
   w.options.host_watch.reset();
@@ -256,20 +256,17 @@ TEST(ImportHostWatch, RunsOfOtherTracesAreLeftToTheirImports) {
 }
 
 // A host whose probes read slow a quarter of the time throughout measures every run alike: a
-// run is held to the session's typical run, not to a fast host's 1.6 %.
-TEST(ImportHostWatch, ARunIsHeldToTheRateOfTheSessionsTypicalRun) {
+// run is held to the session's other runs, not to a fast host's 1.6 %.
+TEST(ImportHostWatch, ARunIsHeldToTheRateOfTheSessionsOtherRuns) {
   std::string noisy = "at_s,cpu,seconds\n";
   for (int i = 0; i < 48; ++i) noisy += fmt::format("{},{},{}\n", i < 40 ? i * 0.5 : 100 + (i - 40) * 0.5, i % 2, i % 4 == 3 ? 0.002 : 0.001);
-  HostWatched quarter(noisy);  // the earlier runs 2 or 3 of 10 slow (median 30 %), this one 2 of 8
+  HostWatched quarter(noisy);  // the earlier runs 10 of 40 slow (25 %), this one 2 of 8
   EXPECT_NO_THROW(import_profile(quarter.options, cpu_lenet()));
-  EXPECT_DOUBLE_EQ(session_slow_probe_rate({{10, 0.25, 1}, {10, 0.3, 1}, {8, 0.25, 1}, {0, 0, 1}}), 0.25);
-  EXPECT_DOUBLE_EQ(session_slow_probe_rate({{10, 0, 1}, {10, 0.9, 1}, {10, 0, 1}}), kFastHostSlowProbeRate);
-  EXPECT_DOUBLE_EQ(session_slow_probe_rate({}), kFastHostSlowProbeRate);
   // Against that rate, 7 of 8 are still a slow run (a chance of 0.04 %).
   HostWatched slow(noisy.substr(0, noisy.find("100,")) + host_probes(7).substr(host_probes(7).find("100,")));
   EXPECT_THAT(error_of<ConfigError>([&] { import_profile(slow.options, cpu_lenet()); }),
               HasSubstr("7 of its 8 CPU probes took over 1.25x the fastest probes' time (median 2.00x), where this "
-                        "session's runs read 30.0 % of theirs so"));
+                        "session's other runs read 25.0 % of theirs so"));
 }
 
 // edgetwin_trace records its trace by the absolute path (under `edgetwin-calibrate watch`); the
@@ -281,7 +278,7 @@ TEST(ImportHostWatch, ARunRecordedByItsAbsolutePathIsTheTraceGivenRelative) {
   w.options.trace_csvs = {"w0.csv"};
   const std::string error = error_of<ConfigError>([&] { import_profile(w.options, cpu_lenet()); });
   fs::current_path(before);
-  EXPECT_THAT(error, HasSubstr("w0.csv: host: the CPUs ran slow while it ran: 8 of its 8 CPU probes"));
+  EXPECT_THAT(error, ::testing::StartsWith("w0.csv: host: the CPUs ran slow while it ran: 8 of its 8 CPU probes"));
 }
 
 // A trace the watch has no run of (a script that traced one loop by hand) is not judged, and the
