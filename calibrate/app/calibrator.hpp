@@ -105,7 +105,8 @@ class Calibrator {
   ProgressLine& progress_;
   CalibrationData data_;
   // The CPUs' speed through the calibration (setup.disturbance.watch_host): the guard judges
-  // each run by it, against the session's runs so far.
+  // each run by host_watch_, against the runs before it; host_monitor_ is the calibration's own
+  // watch, started when the setup brings no session's.
   std::optional<HostSpeedMonitor> host_monitor_;
   const HostSpeedMonitor* host_watch_ = nullptr;
   std::optional<SessionHostJudge> host_judge_;

@@ -17,7 +17,6 @@ void sleep_for_s(double seconds) {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
-
 }  // namespace
 
 std::string describe_other_load(const MachineLoad& load) {

@@ -17,8 +17,8 @@
 // measured. With judge_host_with, an attempt the CPUs ran slow through counts as disturbed too
 // (the host's own speed, which no other process shows). A run still disturbed after its last
 // attempt throws ConfigError naming the run and what was off (exit 2 in main), or with
-// accept_disturbed adds that text to accepted() and returns. A watch that cannot read its counters (no /proc/stat) judges nothing; unwatched()
-// then says so.
+// accept_disturbed adds that text to accepted() and returns. A watch that cannot read its
+// counters (no /proc/stat) judges nothing; unwatched() then says so.
 #pragma once
 
 #include <functional>

@@ -41,12 +41,6 @@ void check(const WatchOptions& o) {
                                               error ? error.message() : "a file of that name exists")}});
 }
 
-void write_file(const std::filesystem::path& target, const std::string& text) {
-  OutputFile file(target);
-  file.write(text);
-  file.commit();
-}
-
 std::string probes_csv(const std::vector<HostProbe>& probes) {
   std::string text = "at_s,cpu,seconds\n";
   for (const auto& p : probes) text += fmt::format("{},{},{}\n", p.at_s, p.cpu, p.seconds);
@@ -103,7 +97,7 @@ int run_watch(const WatchOptions& o) {
   const HostWatchFiles files{o.out / "host-probes.csv", std::filesystem::absolute(o.out / "host-runs.csv")};
   // An earlier session's probes beside this session's runs would judge them by another watch.
   std::filesystem::remove(files.probes);
-  write_file(files.runs, "trace,from_s,to_s,cpus\n");
+  write_output_file(files.runs, "trace,from_s,to_s,cpus\n");
   const std::vector<int> cpus = allowed_cpus();
   ForegroundRun run;
   std::vector<HostProbe> probes;
@@ -114,7 +108,7 @@ int run_watch(const WatchOptions& o) {
     run = run_in_foreground(o.command, {std::string(kHostRunsVariable) + "=" + files.runs.string()});
     probes = monitor.probes();
   }
-  write_file(files.probes, probes_csv(probes));
+  write_output_file(files.probes, probes_csv(probes));
   judge_session(files);
   return run.exit_code();
 }

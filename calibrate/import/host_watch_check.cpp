@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <cmath>
 #include <optional>
 #include <system_error>
@@ -65,15 +66,13 @@ std::vector<int> cpu_list(const CsvTable& t, std::size_t row, std::vector<Diagno
   return cpus;
 }
 
-// Whether a run's trace (as the runs file names it: as given, or an absolute path as
-// edgetwin_trace records it) is `given` (as the import was given it).
-bool same_trace(const std::string& recorded, const std::string& given) {
-  if (recorded == given) return true;
+// The file a trace names, for matching a run (the runs file names it as given, or by the absolute
+// path edgetwin_trace records) to the trace as the import was given it; the name itself where the
+// file system cannot say.
+std::filesystem::path file_named(const std::string& trace) {
   std::error_code error;
-  const auto a = std::filesystem::weakly_canonical(recorded, error);
-  if (error) return false;
-  const auto b = std::filesystem::weakly_canonical(given, error);
-  return !error && a == b;
+  const auto file = std::filesystem::weakly_canonical(trace, error);
+  return error ? std::filesystem::path(trace) : file;
 }
 
 // traces: this import's, as given; nullopt: every run is judged (a watched session's summary).
@@ -81,6 +80,8 @@ std::vector<WatchedRun> read_runs(const std::filesystem::path& file, const std::
                                   std::vector<Diagnostic>& problems) {
   const CsvTable t = CsvTable::read(file);
   t.require_columns({"trace", "from_s", "to_s", "cpus"});
+  std::vector<std::filesystem::path> given_files;
+  if (traces) std::transform(traces->begin(), traces->end(), std::back_inserter(given_files), file_named);
   std::vector<WatchedRun> runs;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     WatchedRun run{t.text(r, "trace"), clock_time(t, r, "from_s", problems), clock_time(t, r, "to_s", problems),
@@ -90,25 +91,21 @@ std::vector<WatchedRun> read_runs(const std::filesystem::path& file, const std::
                                                              run.from_s)));
     // The file may record a whole session's runs: all of them give the session's rate of slow
     // probes, and this import judges its own.
-    if (traces) {
-      const auto given = std::find_if(traces->begin(), traces->end(),
-                                      [&](const std::string& g) { return same_trace(run.trace, g); });
-      if (given != traces->end()) run.given = *given;
+    if (!traces) {
+      run.given = run.trace;
+    } else {
+      const auto given = std::find(given_files.begin(), given_files.end(), file_named(run.trace));
+      if (given != given_files.end()) run.given = (*traces)[static_cast<std::size_t>(given - given_files.begin())];
     }
-    run.imported = !traces || !run.given.empty();
     runs.push_back(std::move(run));
   }
-  if (traces && t.rows() > 0 && std::none_of(runs.begin(), runs.end(), [](const WatchedRun& r) { return r.imported; }))
+  if (traces && t.rows() > 0 && std::none_of(runs.begin(), runs.end(), [](const WatchedRun& r) { return r.judged(); }))
     problems.push_back({file.string(), 0, 0, "trace",
                         fmt::format("none of its runs is a trace of this import (expected the --trace, --share-trace "
                                     "or --cold-then-warm-trace files as given, such as {})",
                                     traces->empty() ? std::string("none") : traces->front())});
   return runs;
 }
-
-}  // namespace
-
-namespace {
 
 HostWatch read_watch(const HostWatchFiles& files, const std::optional<std::vector<std::string>>& traces) {
   std::vector<Diagnostic> problems;
@@ -126,11 +123,12 @@ HostWatch read_host_watch(const HostWatchFiles& files, const std::vector<std::st
 HostWatch read_watched_session(const HostWatchFiles& files) { return read_watch(files, std::nullopt); }
 
 std::vector<std::string> unwatched_traces(const HostWatch& watch, const std::vector<std::string>& traces) {
+  std::vector<std::filesystem::path> watched;
+  for (const auto& run : watch.runs)
+    if (run.judged()) watched.push_back(file_named(run.given));
   std::vector<std::string> out;
   for (const auto& given : traces)
-    if (std::none_of(watch.runs.begin(), watch.runs.end(),
-                     [&](const WatchedRun& run) { return same_trace(run.trace, given); }))
-      out.push_back(given);
+    if (std::find(watched.begin(), watched.end(), file_named(given)) == watched.end()) out.push_back(given);
   return out;
 }
 
@@ -144,10 +142,8 @@ std::vector<Disturbance> host_disturbances(const HostWatch& watch, const HostWat
   for (std::size_t i = 0; i < watch.runs.size(); ++i) {
     const HostSlowdown& s = slowdowns[i];
     const auto rate = session_slow_probe_rate(slowdowns, i);
-    if (!watch.runs[i].imported || !rate || !slower_than_rate(s, *rate)) continue;
-    const WatchedRun& run = watch.runs[i];
-    found.push_back({run.given.empty() ? run.trace : run.given, "host",
-                     describe_slow_run(s, *rate) + " (" + files.probes.string() + ")"});
+    if (!watch.runs[i].judged() || !rate || !slower_than_rate(s, *rate)) continue;
+    found.push_back({watch.runs[i].given, "host", describe_slow_run(s, *rate) + " (" + files.probes.string() + ")"});
   }
   return found;
 }

@@ -49,8 +49,10 @@ struct WatchedRun {
   double from_s = 0;
   double to_s = 0;
   std::vector<int> cpus;  // empty: every CPU probed
-  bool imported = false;  // a trace of this import: judged; the others set the session's rate only
-  std::string given{};    // that trace as the import was given it, which its verdict names
+  // The trace as the import was given it, which its verdict names; empty for a run of another
+  // import's trace, which sets the session's rate only.
+  std::string given{};
+  bool judged() const { return !given.empty(); }
 };
 
 struct HostWatch {

@@ -5,9 +5,8 @@
 // otherwise); read and derivation errors are ConfigError. A disturbed run
 // (disturbance_check.hpp; with host_watch, host_watch_check.hpp) is a ConfigError naming the
 // trace and what was off, unless accept_disturbed, when it is a warning of the document and a
-// note of its provenance; a trace
-// that skip_epochs leaves out whole is a warning and a note (its rules then keep the workload's
-// values).
+// note of its provenance; a trace that skip_epochs leaves out whole is a warning and a note (its
+// rules then keep the workload's values).
 #pragma once
 
 #include <filesystem>
