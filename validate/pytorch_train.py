@@ -318,7 +318,7 @@ def die_with_parent(trainer_pid, _worker_id):
 
 def make_loader(args, dataset, edgetwin_trace=None):
     """The run's DataLoader; given the trace module, each batch's loading is timed where it ran
-    (the trace's load_s, from which the import takes a worker's send)."""
+    (the trace's load_s, by which the import tells whether the worker was behind)."""
     import torch
     from torch.utils.data import DataLoader, RandomSampler, Subset
     n = len(dataset) if args.max_samples == 0 else min(args.max_samples, len(dataset))

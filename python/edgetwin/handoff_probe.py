@@ -2,9 +2,9 @@
 process costs on this machine whatever the workload (the device's [worker_processes];
 docs/explanation/import.md, *What belongs to the machine*).
 
-A sample is a sleep and then a copy of one of 64 fixed tensors of 16 KB. The worker thus falls
-behind the trainer (its batch of 16 takes 6.4-8 ms to load, the step about 6 ms on the 2-core
-VM) without taking a core from it, so that the trainer's receive, the worker's send, the step's
+A sample is a sleep that keeps the GIL, then a copy of one of 64 fixed tensors of 16 KB. The
+worker thus falls behind the trainer (its batch of 16 takes 6.4-8 ms to load, the step about
+6 ms on the 2-core VM) without taking a core from it, so that the trainer's receive, the worker's send, the step's
 lengthening beside a worker and the CPU beside the critical path show alone: not the contention
 for cores, which the step's scaling and share model, nor what a workload's own loading does to
 them. `python3 -m edgetwin.profile --device-out` runs it at batches of 4, 16 and 64 (64 KB to
@@ -16,16 +16,27 @@ lengthening per byte from a JPEG workload's two short traces came out at 0 to 14
 in three profiles of the same files; this probe's, 0 to 1.1 ns (docs/explanation/import.md,
 *What belongs to the machine*). A spinning loader in place of the sleep lengthened the step at
 batch 64 by 15-29 %: that is contention, which the probe is to leave out.
+
+The sleep keeps the GIL because a real loader's Python (PIL, torchvision's transforms) holds it
+nearly throughout, and the worker's queue feeder thread needs it to pickle the batch before:
+with a sleep that lets the GIL go, the feeder ran in the sleeps and a worker handed a batch of 16
+over in 0.4-0.9 ms beyond its loading; with the GIL kept, in 1.1-1.2 ms, as with a spinning
+loader (1.5-1.9 ms) and as JPEG loaders did (1.1-1.5 ms; docs/explanation/import.md, *What
+belongs to the machine*).
 """
 
-import time
+import ctypes
 
 import torch
 
 SAMPLE_FLOATS = 4096          # 16 KB a sample in float32
-LOAD_SLEEP_S = 0.0004         # a sample's loading: a sleep, no CPU
+LOAD_SLEEP_US = 400           # a sample's loading: a sleep, no CPU, with the GIL held
 SAMPLES = 6000
 BATCH_SIZES = (16, 4, 64)     # the first is the import's reference trace
+
+
+# A foreign call through PyDLL keeps the GIL (ctypes' CDLL would let it go).
+sleep_keeping_the_gil = ctypes.PyDLL(None).usleep  # microseconds
 
 
 class HandoffProbe(torch.utils.data.Dataset):
@@ -38,7 +49,7 @@ class HandoffProbe(torch.utils.data.Dataset):
         return self.samples
 
     def __getitem__(self, index):
-        time.sleep(LOAD_SLEEP_S)
+        sleep_keeping_the_gil(LOAD_SLEEP_US)
         return self.inputs[index % 64].clone(), index % 10
 
 

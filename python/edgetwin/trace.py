@@ -66,10 +66,8 @@ loses its own `.to(device)`. For each batch it writes one row:
   disturbed run*). Empty where `cpu_s` is, or off Linux.
 * `load_s`, for a loader built from `timed_loading(dataset)` (below): the wall time the
   process that loaded the batch (a worker, or the trainer with num_workers=0) spent in the
-  dataset's `__getitem__` for its samples; empty otherwise. With a worker behind the trainer,
-  the time between batches less this is what the worker spends handing a batch over (the
-  collate into shared memory, pickling, the queue), measured within one run
-  (docs/explanation/import.md, *How each cost is derived*).
+  dataset's `__getitem__` for its samples; empty otherwise. It tells whether a worker was
+  behind the trainer (docs/explanation/import.md, *How each cost is derived*).
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.

@@ -274,10 +274,46 @@ def test_the_handoff_probes_loading_takes_no_cpu_and_its_batches_span_64_kb_to_1
     for i in range(50):
         probe[i]
     wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
-    assert wall >= 50 * handoff_probe.LOAD_SLEEP_S
+    assert wall >= 50 * handoff_probe.LOAD_SLEEP_US * 1e-6
     assert cpu < 0.25 * wall, (cpu, wall)
     bytes_per_batch = sorted(b * 16384 for b in handoff_probe.BATCH_SIZES)
     assert (bytes_per_batch[0], bytes_per_batch[-1]) == (64 * 1024, 1024 * 1024)
+
+
+def test_the_handoff_probes_loading_keeps_the_gil():
+    """A real loader's Python holds the GIL, which the worker's queue feeder thread needs: the
+    probe's sleep keeps it, so that no other thread of the process runs while it sleeps (with
+    the GIL let go, a thread that stamps the clock stamps inside every sleep). The sample's copy
+    is torch's, which lets the GIL go as any torch op does."""
+    import bisect
+    import threading
+    from edgetwin import handoff_probe
+    stamps, stop = [], threading.Event()
+
+    def stamp():
+        while not stop.is_set():
+            stamps.append(time.perf_counter())
+
+    # The stamper may take the GIL from a thread that holds it only after the switch interval;
+    # at 0.1 s that is past the 20 sleeps (8 ms), so only a sleep that lets the GIL go lets it in.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.1)
+    stamper = threading.Thread(target=stamp)
+    sleeps = []
+    try:
+        stamper.start()
+        time.sleep(0.01)  # the stamper holds the GIL; the main thread takes it back below
+        for _ in range(20):
+            start = time.perf_counter()
+            handoff_probe.sleep_keeping_the_gil(handoff_probe.LOAD_SLEEP_US)
+            sleeps.append((start, time.perf_counter()))
+    finally:
+        stop.set()
+        stamper.join()
+        sys.setswitchinterval(interval)
+    assert stamps, "the stamping thread never ran"
+    quiet = [bisect.bisect_right(stamps, start) == bisect.bisect_left(stamps, end) for start, end in sleeps]
+    assert sum(quiet) >= 18, quiet
 
 
 @pytest.mark.parametrize("given, written", [("--device", "--device-out"), ("--workload", "--workload-out")])

@@ -116,22 +116,28 @@ std::vector<BatchRecord> with_worker_load(std::vector<BatchRecord> rows, double 
   return rows;
 }
 
-TEST(ImportContention, TheWorkersOwnLoadingOfABatchTellsTheSendNotTheSequentialRuns) {
-  // The sequential run loaded a batch in L = 3.2 ms, but the worker, timed inside itself, in
-  // 2.8 ms; compute 1.2 ms, wait 2.3 ms: a batch came every 3.5 ms = 2.8 ms + a 0.7 ms send
-  // (against L it would read 0.3 ms).
-  const auto behind = with_one_worker(1, 16, 2.3e-3, 1.2e-3);
-  const DerivedCosts d = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_worker_load(behind, 2.8e-3)));
-  EXPECT_NEAR(d.costs.send_cpu_s_per_batch, 2.3e-3 - (2.8e-3 - 1.2e-3), 1e-12);
-  // A worker whose own loading is shorter than the step is ahead, whatever L says: the wait is
-  // the receive.
-  const DerivedCosts ahead = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_worker_load(behind, 1.0e-3)));
+TEST(ImportContention, TheSendIsThePeriodLessTheSequentialLoadingThoughTheWorkerTimedItsOwnLonger) {
+  // The sequential run loaded a batch in L = 3.2 ms; the worker, timed inside itself, took
+  // 3.6 ms, the queue's feeder pickling the batch before while the loading held the GIL.
+  // Compute 1.2 ms, wait 2.8 ms: a batch came every 4.0 ms = L + a 0.8 ms send (against the
+  // worker's own loading it would read 0.4 ms).
+  const auto behind = with_one_worker(1, 16, 2.8e-3, 1.2e-3);
+  const DerivedCosts d = derive(pooled(sequential(16, 200e-6, 1.2e-3), with_worker_load(behind, 3.6e-3)));
+  EXPECT_NEAR(d.costs.send_cpu_s_per_batch, 2.8e-3 + 1.2e-3 - 16 * 200e-6, 1e-12);
+  // Logged on some rows only, or not at all: the same send.
+  auto partly = with_worker_load(behind, 3.6e-3);
+  partly.back().load_s = std::nan("");
+  EXPECT_NEAR(derive(pooled(sequential(16, 200e-6, 1.2e-3), partly)).costs.send_cpu_s_per_batch, 0.8e-3, 1e-12);
+  EXPECT_NEAR(derive(pooled(sequential(16, 200e-6, 1.2e-3), behind)).costs.send_cpu_s_per_batch, 0.8e-3, 1e-12);
+}
+
+TEST(ImportContention, AWorkerWhoseOwnLoadingIsShorterThanTheStepIsAheadWhateverTheSequentialRunSays) {
+  // L = 3.2 ms > compute 1.2 ms, but the worker loaded its batches in 1.0 ms: it was ahead,
+  // and the 2.3 ms wait is the receive.
+  const auto rows = with_worker_load(with_one_worker(1, 16, 2.3e-3, 1.2e-3), 1.0e-3);
+  const DerivedCosts ahead = derive(pooled(sequential(16, 200e-6, 1.2e-3), rows));
   EXPECT_NEAR(ahead.costs.receive_cpu_s_per_batch, 2.3e-3, 1e-12);
   EXPECT_EQ(ahead.costs.send_cpu_s_per_batch, 0.0);
-  // Logged on some rows only: the sequential run's L, as without the column.
-  auto partly = with_worker_load(behind, 2.8e-3);
-  partly.back().load_s = std::nan("");
-  EXPECT_NEAR(derive(pooled(sequential(16, 200e-6, 1.2e-3), partly)).costs.send_cpu_s_per_batch, 0.3e-3, 1e-12);
 }
 
 TEST(ImportContention, WithTheWorkerAheadTheWaitIsTheReceiveThoughTheCpuIsLess) {
