@@ -68,26 +68,26 @@ double median_compute_s(const std::vector<BatchRecord>& rows) {
 // it (load_s), where every row logs it; otherwise by the sequential trace's, L(b). A worker
 // loaded the same files in 0.71-1.14x the time of the num_workers = 0 run before it
 // (docs/explanation/import.md), so L(b) may call a worker ahead that was behind.
-double worker_loading_s(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample) {
+double worker_loading_s(const std::vector<BatchRecord>& rows, double sequential_loading_s) {
   const double own = median_where_every_row_logs(rows, &BatchRecord::load_s, "load_s");
-  return std::isnan(own) ? wait_s_per_sample * size : own;
+  return std::isnan(own) ? sequential_loading_s : own;
 }
 
 // A batch comes every compute + wait. Where the worker is ahead, the wait is the trainer's
 // receive. Where it is behind, the period less the loading as the trainer does it, L(b), is what
 // the worker process spends on a batch beyond that loading: the send. It is taken against L(b),
 // not against the worker's own load_s, because part of the send falls inside load_s: the queue's
-// feeder thread pickles the previous batch while the loading holds the GIL, and the worker's
-// loading took 1.05-1.18x L(b) for a JPEG loader (docs/explanation/import.md, *How each cost is
-// derived*).
+// feeder thread pickles the previous batch while the loading holds the GIL, and B's JPEG loading
+// took 1.11-1.29x L(b) in a worker (docs/explanation/import.md, *Why the handoff rules hold*).
 HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
   std::vector<double> fetch;
   for (const auto& b : rows) fetch.push_back(b.fetch_s);
   const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
   out.measurements.push_back(wait);
   const double compute_s = median_compute_s(rows);
-  const bool behind = worker_loading_s(size, rows, wait_s_per_sample) > compute_s;
-  const double seconds = behind ? wait.median + compute_s - wait_s_per_sample * size : wait.median;
+  const double sequential_loading_s = wait_s_per_sample * size;
+  const bool behind = worker_loading_s(rows, sequential_loading_s) > compute_s;
+  const double seconds = behind ? wait.median + compute_s - sequential_loading_s : wait.median;
   HandoffPoint p{size, median_batch_bytes(rows), seconds, behind,
                  median_where_every_row_logs(rows, &BatchRecord::fetch_cpu_s, "fetch_cpu_s")};
   if (p.seconds < 0) {

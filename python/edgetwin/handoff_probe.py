@@ -4,11 +4,11 @@ docs/explanation/import.md, *What belongs to the machine*).
 
 A sample is a sleep that keeps the GIL, then a copy of one of 64 fixed tensors of 16 KB. The
 worker thus falls behind the trainer (its batch of 16 takes 6.4-8 ms to load, the step about
-6 ms on the 2-core VM) without taking a core from it, so that the trainer's receive, the worker's send, the step's
-lengthening beside a worker and the CPU beside the critical path show alone: not the contention
-for cores, which the step's scaling and share model, nor what a workload's own loading does to
-them. `python3 -m edgetwin.profile --device-out` runs it at batches of 4, 16 and 64 (64 KB to
-1 MB a batch) and writes those terms from it.
+6 ms on the 2-core VM) without taking a core from it, so that the trainer's receive, the
+worker's send, the step's lengthening beside a worker and the CPU beside the critical path
+show alone: not the contention for cores, which the step's scaling and share model, nor what a
+workload's own loading does to them. `python3 -m edgetwin.profile --device-out` runs it at
+batches of 4, 16 and 64 (64 KB to 1 MB a batch) and writes those terms from it.
 
 Why not the user's workload: its loading's CPU shares the cores with the step and the handoff,
 and two batch sizes of one workload span too few bytes to fit a per-byte term. The step's
@@ -21,8 +21,8 @@ The sleep keeps the GIL because a real loader's Python (PIL, torchvision's trans
 nearly throughout, and the worker's queue feeder thread needs it to pickle the batch before:
 with a sleep that lets the GIL go, the feeder ran in the sleeps and a worker handed a batch of 16
 over in 0.4-0.9 ms beyond its loading; with the GIL kept, in 1.1-1.2 ms, as with a spinning
-loader (1.5-1.9 ms) and as JPEG loaders did (1.1-1.5 ms; docs/explanation/import.md, *What
-belongs to the machine*).
+loader (1.5-1.9 ms) and as JPEG loaders did (1.1-1.5 ms; docs/explanation/import.md, *Why the
+handoff rules hold*).
 """
 
 import ctypes
