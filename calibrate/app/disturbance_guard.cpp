@@ -54,6 +54,7 @@ void DisturbanceGuard::measure(const std::string& run, const std::function<void(
     if (prepare) prepare();
     double from_s = 0, to_s = 0;
     const auto load = watched(attempt, from_s, to_s);
+    last_span_ = {from_s, to_s};
     if (!load) {
       unwatched_ = true;
       return;

@@ -25,6 +25,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/hardware/machine_load_watch.hpp"
@@ -35,7 +36,8 @@ struct DisturbancePolicy {
   int retries = 2;             // a disturbed run is measured again at most this many times
   double retry_wait_s = 1;     // before each attempt again: a burst of another process may end
   bool accept_disturbed = false;
-  // `edgetwin-calibrate run`: judge each run by the CPUs' speed too (SessionHostJudge).
+  // Judge each run by the CPUs' speed too: `run` against the session's other runs
+  // (SessionHostJudge), `measure` and `run --epochs` against a warm-up (LoneRunHostWatch).
   bool watch_host = true;
 };
 
@@ -61,6 +63,8 @@ class DisturbanceGuard {
   // Other processes' cores during every watched run (its last attempt), for the record.
   const std::vector<double>& other_cores() const { return other_cores_; }
   int attempts_again() const { return attempts_again_; }
+  // The last attempt's own span [from_s, to_s] on the host-speed watch's clock, for the record.
+  std::pair<double, double> last_attempt_span() const { return last_span_; }
   bool unwatched() const { return unwatched_; }
 
  private:
@@ -81,6 +85,7 @@ class DisturbanceGuard {
   std::vector<double> other_cores_;
   int attempts_again_ = 0;
   bool unwatched_ = false;
+  std::pair<double, double> last_span_{0, 0};
 };
 
 // "other processes kept 1.02 cores busy during it (0.61 s of CPU over 0.60 s)".

@@ -1,9 +1,11 @@
 #include "calibrate/app/measure_command.hpp"
 
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/app/lone_run_host_watch.hpp"
 #include "calibrate/app/measured_report.hpp"
 #include "calibrate/app/output_files.hpp"
 #include "sim/app/output_file.hpp"
@@ -22,14 +24,23 @@ CLI::App* add_measure_command(CLI::App& app, MeasureOptions& o) {
   return c;
 }
 
-RunResult train_watched(const RunSpec& spec, const DisturbancePolicy& policy, const char* command,
-                        std::vector<std::string>& disturbed) {
+WatchedTraining train_watched(const RunSpec& spec, const DisturbancePolicy& policy, const char* command) {
   DisturbanceGuard guard(policy, MachineLoadWatch(), {}, &std::cerr);
-  RunResult result;
-  guard.measure(command, [&] { result = run_training(spec); });
+  std::optional<LoneRunHostWatch> host;
+  if (policy.watch_host) {
+    host.emplace();
+    guard.judge_host_with([&host](double from_s, double to_s) { return host->slow_run(from_s, to_s); });
+  }
+  WatchedTraining watched;
+  guard.measure(command, [&] { watched.result = run_training(spec); });
   for (const auto& text : guard.accepted()) std::cerr << "edgetwin-calibrate " << command << ": warning: " << text << '\n';
-  disturbed = guard.accepted();
-  return result;
+  watched.disturbed = guard.accepted();
+  if (!guard.other_cores().empty()) watched.other_processes_cores = guard.other_cores().back();
+  if (host) {
+    const auto [from_s, to_s] = guard.last_attempt_span();
+    watched.host = host->reading(from_s, to_s);
+  }
+  return watched;
 }
 
 int run_measure(const MeasureOptions& o, const std::filesystem::path& data_dir) {
@@ -39,14 +50,13 @@ int run_measure(const MeasureOptions& o, const std::filesystem::path& data_dir) 
   spec.epochs = o.epochs;
   spec.evict_before_first_epoch = o.cold;
   spec.measure_residency = true;
-  std::vector<std::string> disturbed;
-  const RunResult result = train_watched(spec, o.disturbance, "measure", disturbed);
+  const WatchedTraining watched = train_watched(spec, o.disturbance, "measure");
   const std::string device = device_name_or_default(o.training);
   if (!o.json && o.out.empty()) {
-    std::cout << measured_run_text(result);
+    std::cout << measured_run_text(watched.result);
     return 0;
   }
-  const std::string json = measured_run_json(result, device, target.workload.name, disturbed);
+  const std::string json = measured_run_json(watched, device, target.workload.name);
   if (o.out.empty()) {
     std::cout << json << '\n';
   } else {

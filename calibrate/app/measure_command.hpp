@@ -1,15 +1,17 @@
 // `edgetwin-calibrate measure`: train real epochs of one configuration and report what was
 // measured per epoch (text, or JSON in the shape of `edgetwin predict --json`). What a user
 // runs to check a prediction by hand; validate does the same through the library. The run is
-// watched as `run`'s are (calibrate/app/disturbance_guard.hpp): one that other processes
-// disturbed is trained again (--retries), then refused with exit 2 and nothing written, or kept
-// with --accept-disturbed, a warning and a "disturbed" note in the JSON.
+// watched as `run`'s are (calibrate/app/disturbance_guard.hpp), the CPUs' speed against a
+// warm-up just before it (calibrate/app/lone_run_host_watch.hpp): one that other processes
+// disturbed, or the CPUs ran slow through, is trained again (--retries), then refused with exit 2
+// and nothing written, or kept with --accept-disturbed, a warning and a "disturbed" note in the JSON.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "calibrate/app/measured_report.hpp"
 #include "calibrate/app/training_options.hpp"
 #include "calibrate/training/run_result.hpp"
 
@@ -30,10 +32,9 @@ struct MeasureOptions {
 
 CLI::App* add_measure_command(CLI::App& app, MeasureOptions& options);
 
-// The run trained under the host watch; what was kept disturbed goes to `disturbed` and, as a
-// warning naming `command`, to stderr.
-RunResult train_watched(const RunSpec& spec, const DisturbancePolicy& policy, const char* command,
-                        std::vector<std::string>& disturbed);
+// The run trained under the host watch; what was kept disturbed goes, as a warning naming
+// `command`, to stderr too.
+WatchedTraining train_watched(const RunSpec& spec, const DisturbancePolicy& policy, const char* command);
 int run_measure(const MeasureOptions& options, const std::filesystem::path& data_dir);
 
 }  // namespace edgetwin::calibrate

@@ -5,8 +5,25 @@
 
 namespace edgetwin::calibrate {
 
-std::string measured_run_json(const RunResult& r, const std::string& device, const std::string& workload,
-                              const std::vector<std::string>& disturbed) {
+namespace {
+
+nlohmann::json slowdown_json(const HostSlowdown& s) {
+  return {{"probes", s.probes}, {"slow_probes", s.slow_probes()}, {"median_ratio", s.median_ratio}};
+}
+
+nlohmann::json watch_json(const WatchedTraining& run) {
+  nlohmann::json watch = nlohmann::json::object();
+  if (run.other_processes_cores) watch["other_processes_cores"] = *run.other_processes_cores;
+  if (run.host) {
+    watch["host"] = {{"run", slowdown_json(run.host->run)},
+                     {"warmup", slowdown_json(run.host->warmup)},
+                     {"chance", run.host->chance},
+                     {"slow", run.host->slow}};
+  }
+  return watch;
+}
+
+nlohmann::json run_json(const RunResult& r, const std::string& device, const std::string& workload) {
   nlohmann::json out;
   out["device"] = device;
   out["workload"] = workload;
@@ -29,9 +46,19 @@ std::string measured_run_json(const RunResult& r, const std::string& device, con
                              {"samples", e.samples},
                              {"mean_loss", e.mean_loss}});
   }
-  if (!disturbed.empty()) out["disturbed"] = disturbed;
+  return out;
+}
+
+}  // namespace
+
+std::string measured_run_json(const WatchedTraining& run, const std::string& device, const std::string& workload) {
+  nlohmann::json out = run_json(run.result, device, workload);
+  const nlohmann::json watch = watch_json(run);
+  if (!watch.empty()) out["watch"] = watch;
+  if (!run.disturbed.empty()) out["disturbed"] = run.disturbed;
   return out.dump(2);
 }
+
 
 std::string measured_run_text(const RunResult& r) {
   std::string out;

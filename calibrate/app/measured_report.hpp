@@ -6,17 +6,26 @@
 // times (preprocess includes collate), as the simulator reports them; "measured": true.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "calibrate/app/lone_run_host_watch.hpp"
 #include "calibrate/training/run_result.hpp"
 
 namespace edgetwin::calibrate {
 
-// `disturbed`: what the host watch saw of the runs kept disturbed (--accept-disturbed), written
-// as "disturbed": [...] when there is any.
-std::string measured_run_json(const RunResult& result, const std::string& device, const std::string& workload,
-                              const std::vector<std::string>& disturbed = {});
+// A run and what its watch saw (calibrate/app/measure_command.hpp's train_watched).
+struct WatchedTraining {
+  RunResult result;
+  std::vector<std::string> disturbed;            // what was kept disturbed (--accept-disturbed)
+  std::optional<double> other_processes_cores;   // beside its last attempt
+  std::optional<LoneRunHostReading> host;        // the CPUs' speed through its last attempt
+};
+
+// The watch's readings as "watch": {"other_processes_cores", "host": {...}}, and what was kept
+// disturbed as "disturbed": [...] when there is any.
+std::string measured_run_json(const WatchedTraining& run, const std::string& device, const std::string& workload);
 // One line per epoch for people.
 std::string measured_run_text(const RunResult& result);
 

@@ -47,9 +47,6 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   c->add_option("--reference-cpu-freq-hz", o.reference_cpu_freq_hz, "CPU clock of the run (default: detected)");
   c->add_option("--reference-gpu-freq-hz", o.reference_gpu_freq_hz, "GPU clock of the run (default: devfreq)");
   add_disturbance_options(*c, o.disturbance, "in the profile's provenance");
-  c->add_flag("--no-host-watch{false}", o.disturbance.watch_host,
-              "do not judge the runs by how fast the CPUs ran (calibrate/hardware/host_speed_monitor.hpp): a run "
-              "they ran slow through is otherwise disturbed too");
   return c;
 }
 
@@ -126,13 +123,12 @@ std::string summary(const CalibrationData& d, const ProfileDocument& doc) {
 void run_measured_epochs(const RunOptions& o, const CalibrationSetup& s) {
   RunSpec spec = training_spec(o.training, s.target);
   spec.epochs = o.epochs;
-  std::vector<std::string> disturbed;
-  const RunResult result = train_watched(spec, o.disturbance, "run --epochs", disturbed);
+  const WatchedTraining watched = train_watched(spec, o.disturbance, "run --epochs");
   std::cout << "measured run (workers " << spec.loader.workers << ", batch " << spec.loader.batch_size << "):\n"
-            << measured_run_text(result);
+            << measured_run_text(watched.result);
   if (!o.measured_json.empty()) {
     if (o.measured_json.has_parent_path()) std::filesystem::create_directories(o.measured_json.parent_path());
-    write_output_file(o.measured_json, measured_run_json(result, s.device_name, s.target.workload.name, disturbed));
+    write_output_file(o.measured_json, measured_run_json(watched, s.device_name, s.target.workload.name));
   }
 }
 

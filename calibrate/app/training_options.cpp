@@ -29,13 +29,16 @@ void add_training_options(CLI::App& c, TrainingOptions& o) {
 
 void add_disturbance_options(CLI::App& c, DisturbancePolicy& policy, const char* kept_where) {
   c.add_option("--retries", policy.retries,
-               "measure a disturbed run (other processes over 0.25 cores beside it; with run, also CPUs that ran "
-               "slow) again, at most N times, then exit 2")
+               "measure a disturbed run (other processes over 0.25 cores beside it, or CPUs that ran slow) again, "
+               "at most N times, then exit 2")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   c.add_flag("--accept-disturbed", policy.accept_disturbed,
              std::string("keep a run still disturbed after its retries, with a warning and a note ") + kept_where +
                  ", instead of exit 2");
+  c.add_flag("--no-host-watch{false}", policy.watch_host,
+             "do not judge the runs by how fast the CPUs ran (calibrate/hardware/host_speed_monitor.hpp): a run "
+             "they ran slow through is otherwise disturbed too");
 }
 
 std::string default_device_name() {

@@ -66,6 +66,23 @@ double chance_of_slow_probes(int probes, int slow, double rate) {
   return std::min(chance, 1.0);
 }
 
+double chance_of_slow_probes_after(int probes, int slow, int seen, int seen_slow) {
+  if (slow <= 0) return 1.0;
+  if (slow > probes) return 0.0;
+  // P(K = i) = C(n, i) B(i + a, n - i + b) / B(a, b), a = seen_slow + 1, b = seen - seen_slow + 1.
+  const double a = seen_slow + 1.0;
+  const double b = seen - seen_slow + 1.0;
+  const double n = probes;
+  auto log_beta = [](double x, double y) { return std::lgamma(x) + std::lgamma(y) - std::lgamma(x + y); };
+  const double log_n_factorial = std::lgamma(n + 1);
+  double chance = 0;
+  for (int i = probes; i >= slow; --i) {
+    chance += std::exp(log_n_factorial - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + log_beta(i + a, n - i + b) -
+                       log_beta(a, b));
+  }
+  return std::min(chance, 1.0);
+}
+
 bool slower_than_fast_host(const HostSlowdown& s) { return slower_than_rate(s, kFastHostSlowProbeRate); }
 
 bool slower_than_rate(const HostSlowdown& s, double rate) {
@@ -84,10 +101,13 @@ std::optional<double> session_slow_probe_rate(const std::vector<HostSlowdown>& r
 }
 
 std::string describe_slow_run(const HostSlowdown& s, double rate) {
+  return describe_slow_run(s, fmt::format("this session's other runs read {:.1f} % of theirs so", rate * 100));
+}
+
+std::string describe_slow_run(const HostSlowdown& s, const std::string& held_to) {
   return fmt::format("the CPUs ran slow while it ran: {} of its {} CPU probes took over {:.2f}x the fastest probes' "
-                     "time (median {:.2f}x), where this session's other runs read {:.1f} % of theirs so, which makes "
-                     "that many a chance under {:.0f} %",
-                     s.slow_probes(), s.probes, kSlowProbeFactor, s.median_ratio, rate * 100,
+                     "time (median {:.2f}x), where {}, which makes that many a chance under {:.0f} %",
+                     s.slow_probes(), s.probes, kSlowProbeFactor, s.median_ratio, held_to,
                      kHostSlowSignificance * 100);
 }
 
@@ -165,8 +185,12 @@ double HostSpeedMonitor::now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-HostSpeedMonitor::HostSpeedMonitor(std::vector<int> cpus, std::chrono::milliseconds interval)
-    : cpus_(std::move(cpus)), interval_(interval), thread_([this] { watch(); }) {}
+HostSpeedMonitor::HostSpeedMonitor(std::vector<int> cpus, std::chrono::milliseconds interval,
+                                   std::optional<std::chrono::milliseconds> warmup_interval)
+    : cpus_(std::move(cpus)),
+      interval_(interval),
+      warmup_interval_(warmup_interval.value_or(interval)),
+      thread_([this] { watch(); }) {}
 
 HostSpeedMonitor::~HostSpeedMonitor() {
   {
@@ -195,7 +219,8 @@ void HostSpeedMonitor::watch() {
     lock.lock();
     probes_.insert(probes_.end(), round.begin(), round.end());
     probed_.notify_all();
-    stop_signal_.wait_for(lock, interval_, [this] { return stopping_; });
+    const auto wait = probes_.size() < kMinReferenceProbes ? warmup_interval_ : interval_;
+    stop_signal_.wait_for(lock, wait, [this] { return stopping_; });
   }
 }
 
@@ -211,6 +236,12 @@ std::optional<HostSlowdown> HostSpeedMonitor::slowdown(double from_s, double to_
 std::vector<HostProbe> HostSpeedMonitor::probes() const {
   const std::lock_guard lock(mutex_);
   return probes_;
+}
+
+bool HostSpeedMonitor::wait_for_reference(std::chrono::duration<double> max_wait) const {
+  std::unique_lock lock(mutex_);
+  return probed_.wait_for(lock, max_wait, [&] { return stopping_ || probes_.size() >= kMinReferenceProbes; }) &&
+         probes_.size() >= kMinReferenceProbes;
 }
 
 bool HostSpeedMonitor::wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const {

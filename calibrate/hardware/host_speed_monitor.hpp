@@ -63,6 +63,11 @@ constexpr std::size_t kFastRoundsBeforeRun = 3;
 // slow with probability `rate` (the binomial distribution's upper tail); 1 for slow <= 0.
 double chance_of_slow_probes(int probes, int slow, double rate = kFastHostSlowProbeRate);
 
+// The chance that at least `slow` of `probes` probes read slow on a host of which `seen` probes
+// showed `seen_slow` slow, its rate unknown (uniform before them): the beta-binomial's upper tail,
+// so a short look at the host does not stand for a rate it cannot pin down; 1 for slow <= 0.
+double chance_of_slow_probes_after(int probes, int slow, int seen, int seen_slow);
+
 // Whether a fast host would show the run's slow probes less often than kHostSlowSignificance.
 bool slower_than_fast_host(const HostSlowdown& s);
 
@@ -86,8 +91,10 @@ std::optional<double> session_slow_probe_rate(const std::vector<HostSlowdown>& r
 
 // "the CPUs ran slow while it ran: 7 of its 8 CPU probes took over 1.25x the fastest probes'
 // time (median 2.00x), where this session's other runs read 30.0 % of theirs so, which makes that many
-// a chance under 1 %".
+// a chance under 1 %". `held_to` replaces "this session's other runs read 30.0 % of theirs so" where
+// the rate came from elsewhere.
 std::string describe_slow_run(const HostSlowdown& s, double rate);
+std::string describe_slow_run(const HostSlowdown& s, const std::string& held_to);
 
 // Whether the last `rounds` probes of each of `cpus` (all probed CPUs when empty) were at most
 // slow_factor x reference_s; false when a CPU has fewer probes.
@@ -109,7 +116,10 @@ double time_fixed_work();
 
 class HostSpeedMonitor {
  public:
-  HostSpeedMonitor(std::vector<int> cpus, std::chrono::milliseconds interval);
+  // Until the reference is known (kMinReferenceProbes), a round every `warmup_interval`: a lone
+  // run (calibrate/app/lone_run_host_watch.hpp) waits for it before it starts.
+  HostSpeedMonitor(std::vector<int> cpus, std::chrono::milliseconds interval,
+                   std::optional<std::chrono::milliseconds> warmup_interval = std::nullopt);
   ~HostSpeedMonitor();
   HostSpeedMonitor(const HostSpeedMonitor&) = delete;
   HostSpeedMonitor& operator=(const HostSpeedMonitor&) = delete;
@@ -123,6 +133,8 @@ class HostSpeedMonitor {
   // when empty) were fast, or for
   // max_wait at most; returns whether they were. True at once while there is no reference.
   bool wait_until_fast(const std::vector<int>& cpus, std::chrono::duration<double> max_wait) const;
+  // Blocks until the reference is known, or for max_wait at most; returns whether it is.
+  bool wait_for_reference(std::chrono::duration<double> max_wait) const;
   // Every probe so far, in the order taken: for a program that judges the runs later, as
   // `edgetwin-calibrate import --host-probes` does (calibrate/import/host_watch_check.hpp).
   std::vector<HostProbe> probes() const;
@@ -132,6 +144,7 @@ class HostSpeedMonitor {
 
   std::vector<int> cpus_;
   std::chrono::milliseconds interval_;
+  std::chrono::milliseconds warmup_interval_;
   mutable std::mutex mutex_;
   std::condition_variable stop_signal_;
   mutable std::condition_variable probed_;

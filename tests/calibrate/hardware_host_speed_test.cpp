@@ -78,6 +78,20 @@ TEST(HostSpeed, TheChanceOfSlowProbesIsTheBinomialsUpperTail) {
   EXPECT_LT(chance_of_slow_probes(5000, 400, 0.016), 1e-100);
 }
 
+// The beta-binomial's tail: after 0 slow of m seen, all n slow has the chance (m + 1)! n! / (n + m + 1)!;
+// after half slow of many, it nears the binomial's at a half; nothing slow is certain.
+TEST(HostSpeed, TheChanceAfterAWarmupIsTheBetaBinomialsUpperTail) {
+  EXPECT_NEAR(chance_of_slow_probes_after(8, 8, 20, 0), std::tgamma(22.0) * std::tgamma(9.0) / std::tgamma(30.0), 1e-15);
+  EXPECT_NEAR(chance_of_slow_probes_after(8, 8, 20, 0), 2.33e-7, 0.01e-7);
+  EXPECT_NEAR(chance_of_slow_probes_after(10, 6, 100000, 50000), chance_of_slow_probes(10, 6, 0.5), 1e-4);
+  EXPECT_DOUBLE_EQ(chance_of_slow_probes_after(10, 0, 20, 3), 1.0);
+  EXPECT_DOUBLE_EQ(chance_of_slow_probes_after(10, 11, 20, 3), 0.0);
+  // Before any probe, every count of n is as likely: at least k of n is (n - k + 1) / (n + 1).
+  EXPECT_NEAR(chance_of_slow_probes_after(9, 7, 0, 0), 3.0 / 10, 1e-12);
+  // More slow probes are never likelier.
+  for (int k = 1; k < 10; ++k) EXPECT_GT(chance_of_slow_probes_after(10, k, 20, 2), chance_of_slow_probes_after(10, k + 1, 20, 2));
+}
+
 TEST(HostSpeed, TheMonitorProbesEveryCpuAndJudgesASpan) {
   const double start = HostSpeedMonitor::now_s();
   HostSpeedMonitor monitor({0}, std::chrono::milliseconds(5));
@@ -96,6 +110,18 @@ TEST(HostSpeed, TheMonitorProbesEveryCpuAndJudgesASpan) {
   const double waited_from = HostSpeedMonitor::now_s();
   EXPECT_FALSE(monitor.wait_until_fast({1}, std::chrono::milliseconds(50)));
   EXPECT_GE(HostSpeedMonitor::now_s() - waited_from, 0.05);
+}
+
+// A lone run waits for the reference before it starts: its warm-up probes at the warm-up
+// interval, then at the run's. At the run's interval alone, 20 probes of one CPU would take 20 min.
+TEST(HostSpeed, TheWarmupProbesAtItsOwnIntervalUntilTheReferenceIsKnown) {
+  HostSpeedMonitor monitor({0}, std::chrono::minutes(1), std::chrono::milliseconds(5));
+  ASSERT_TRUE(monitor.wait_for_reference(std::chrono::seconds(30)));
+  EXPECT_EQ(monitor.probes().size(), kMinReferenceProbes);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // 20 rounds at the warm-up's interval
+  EXPECT_EQ(monitor.probes().size(), kMinReferenceProbes) << "past the warm-up, a round a minute";
+  HostSpeedMonitor never({0}, std::chrono::minutes(1));
+  EXPECT_FALSE(never.wait_for_reference(std::chrono::milliseconds(50)));
 }
 
 TEST(HostSpeed, TheFixedWorkTakesCpuTime) {

@@ -12,6 +12,7 @@
 
 #include "calibrate/app/calibrator.hpp"
 #include "calibrate/app/disturbance_guard.hpp"
+#include "calibrate/app/lone_run_host_watch.hpp"
 #include "calibrate/hardware/cpu_affinity.hpp"
 #include "calibrate/import/disturbance_check.hpp"
 #include "sim/config/config_error.hpp"
@@ -197,6 +198,7 @@ TEST(DisturbanceGuard, AnAttemptTheCpusRanSlowThroughIsMeasuredAgain) {
     EXPECT_LT(to_s - from_s, kMinWallForOtherCpu_s / 2);  // the instant attempt, not the padded watch
   }
   EXPECT_LT(spans[0].second, spans[1].first);
+  EXPECT_EQ(guard.last_attempt_span(), spans.back());  // what `measure --json` records the probes of
   EXPECT_NE(r.log.str().find("sequential run 1/3: the CPUs ran slow while it ran: 8 of its 8 CPU probes; measuring it "
                              "again in 2.5 s (attempt 2 of 3)"),
             std::string::npos)
@@ -226,6 +228,41 @@ TEST(DisturbanceGuard, AnAttemptStillSlowIsRefusedWithTheHostsOwnRuleOrKept) {
 // edgetwin-validate's session watches the host already: a calibration round in it is judged by
 // that watch rather than by a second one; before the session has started it, or outside a
 // session, the calibration starts its own, and with watch_host off none.
+// `measure` holds its one run to a warm-up's probes just before it, through the chance of the
+// run's slow probes after the warm-up's; a slow attempt does not make the next one easier.
+TEST(LoneRunHostJudge, TheRunIsHeldToTheWarmupsProbes) {
+  constexpr double kWarmupEnd_s = 1;
+  auto judge_with = [](HostSlowdown warmup, HostSlowdown run) {
+    return LoneRunHostJudge(
+        [=](double from_s, double to_s) -> std::optional<HostSlowdown> {
+          EXPECT_LE(from_s, to_s);
+          return to_s <= kWarmupEnd_s ? warmup : run;
+        },
+        0, kWarmupEnd_s);
+  };
+  const HostSlowdown quiet_warmup{20, 0, 1};
+  // 6 of 8 after 0 of 20: a chance of 5.9e-5
+  const auto slow = judge_with(quiet_warmup, {8, 6.0 / 8, 1.4}).slow_run(2, 10);
+  ASSERT_TRUE(slow);
+  EXPECT_EQ(*slow, "the CPUs ran slow while it ran: 6 of its 8 CPU probes took over 1.25x the fastest probes' time "
+                   "(median 1.40x), where a warm-up just before it read 0 of its 20 probes so, which makes that many a "
+                   "chance under 1 %");
+  // 3 of 8 after 0 of 20: 1.5 %, though a fast host's 1.6 % would make it 2e-4.
+  EXPECT_FALSE(judge_with(quiet_warmup, {8, 3.0 / 8, 1.1}).slow_run(2, 10));
+  // After 10 of 20 slow: 10 of 10 is a chance of 0.4 %, 8 of 10 one of 9 %.
+  const HostSlowdown noisy_warmup{20, 0.5, 1.3};
+  const auto all_slow = judge_with(noisy_warmup, {10, 1, 2}).slow_run(2, 10);
+  ASSERT_TRUE(all_slow);
+  EXPECT_NE(all_slow->find("read 10 of its 20 probes so"), std::string::npos) << *all_slow;
+  EXPECT_FALSE(judge_with(noisy_warmup, {10, 0.8, 1.5}).slow_run(2, 10));
+  const auto judge = judge_with(quiet_warmup, {8, 6.0 / 8, 1.4});
+  EXPECT_TRUE(judge.slow_run(2, 10));
+  EXPECT_TRUE(judge.slow_run(12, 20));
+  // No probes to judge by: not judged.
+  const LoneRunHostJudge unprobed([](double, double) { return std::optional<HostSlowdown>(); }, 0, kWarmupEnd_s);
+  EXPECT_FALSE(unprobed.slow_run(2, 10));
+}
+
 TEST(CalibratorHostWatch, ARoundIsJudgedByTheSessionsWatchOnceItRuns) {
   auto session = std::make_shared<std::optional<HostSpeedMonitor>>();
   CalibrationSetup setup;

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibrate/hardware/host_speed_monitor.hpp"
+#include "calibrate/import/disturbance_check.hpp"
 #include "tests/calibrate/training_test_support.hpp"
 #include "tests/support/killable_process.hpp"
 
@@ -450,6 +452,13 @@ TEST_F(CalibrateE2E, AMeasureBesideASpinningProcessIsRefusedOrKeptWithANote) {
   const auto json = nlohmann::json::parse(test_support::read_text(out));
   ASSERT_EQ(json.at("disturbed").size(), 1u);
   EXPECT_NE(json.at("disturbed")[0].get<std::string>().find("other processes kept "), std::string::npos);
+  // The watch's readings: the spinning process's core, and the CPUs' probes of a warm-up and the run.
+  EXPECT_GT(json.at("watch").at("other_processes_cores").get<double>(), kMaxOtherCores);
+  EXPECT_GE(json.at("watch").at("host").at("warmup").at("probes").get<int>(), static_cast<int>(kMinReferenceProbes));
+  EXPECT_GT(json.at("watch").at("host").at("run").at("probes").get<int>(), 0);
+  const auto unwatched = run_command(command + " --accept-disturbed --no-host-watch");
+  ASSERT_EQ(unwatched.exit_code, 0) << unwatched.output;
+  EXPECT_FALSE(nlohmann::json::parse(test_support::read_text(out)).at("watch").contains("host"));
 }
 
 // --accept-disturbed keeps such runs: a warning for each on stderr, the same text in the costs'
