@@ -3,17 +3,17 @@
 // probes of a warm-up just before the run in place of the session's other runs.
 //
 // Why: a lone run has no other runs to be held to. A fast host's fixed rate (1.6 %, the rule of
-// edgetwin-validate) refuses most runs on a host whose CPUs read slow throughout: 12 of 20 quiet
-// `measure` runs on the dev VM on 2026-12-07 (docs/explanation/calibration.md, *A disturbed
-// run*); the warm-up tells which host this is.
+// edgetwin-validate) refuses most runs on a host whose CPUs read slow much of the time: 32 of 40
+// `measure` runs on the otherwise idle dev VM on 2026-12-07 (docs/explanation/calibration.md,
+// *A disturbed run*); the warm-up tells which host this is.
 //
 // Contract: the constructor starts a probe on each CPU and blocks until the reference is known
 // (kMinReferenceProbes, a round every kWarmupInterval: about half a second on 2 CPUs). Unlike
-// edgetwin-validate it does not wait for fast CPUs before a run: where idle CPUs read slow, the
-// wait lasts its whole limit (30 s on the dev VM, 2026-12-07). slow_run() judges an attempt's
-// span: slow when its slow probes are a chance under 1 % after the warm-up's
-// (chance_of_slow_probes_after: 20 probes cannot pin a rate down, and the warm-up's count taken
-// as the rate refused 3 of 20 quiet runs that day). The warm-up and the attempt are judged
+// edgetwin-validate it does not wait for fast CPUs before a run: on such a host the wait lasts
+// its whole limit (30 s on the dev VM, 2026-12-07). slow_run() judges an attempt's span: slow
+// when its slow probes are a chance under 1 % after the warm-up's (chance_of_slow_probes_after:
+// 20 probes cannot pin a rate down, and the warm-up's count taken as the rate refused 4 of the
+// 40 runs, the rule 2). The warm-up and the attempt are judged
 // against the reference of every probe so far. Attempts are not pooled with the warm-up: a slow
 // attempt would make the next one easier to pass.
 #pragma once
@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "calibrate/hardware/host_speed_monitor.hpp"
 
