@@ -1,5 +1,6 @@
 #include "calibrate/app/lone_run_host_watch.hpp"
 
+#include <chrono>
 #include <limits>
 
 #include <fmt/format.h>
@@ -31,6 +32,8 @@ namespace {
 // As edgetwin-validate's and a calibration's watch: a probe on each CPU every half second once
 // the reference is known, 0.2 % of a core (calibrate/app/calibrator.cpp).
 constexpr std::chrono::milliseconds kRunProbeInterval{500};
+// Twenty probes, ten rounds on 2 CPUs, in about half a second before the run.
+constexpr std::chrono::milliseconds kWarmupInterval{50};
 // Ten times the warm-up's expected length: a machine too busy to give 20 probes in it is judged
 // by the other-process rule alone.
 constexpr std::chrono::seconds kMaxWarmup{5};
@@ -43,10 +46,6 @@ LoneRunHostWatch::LoneRunHostWatch()
   // Every probe so far: the monitor's first round may precede this body.
   judge_.emplace([this](double a, double b) { return monitor_.slowdown(a, b, {}); },
                  std::numeric_limits<double>::lowest(), HostSpeedMonitor::now_s());
-}
-
-std::optional<std::string> LoneRunHostWatch::slow_run(double from_s, double to_s) const {
-  return slow_run_text(reading(from_s, to_s));
 }
 
 std::optional<LoneRunHostReading> LoneRunHostWatch::reading(double from_s, double to_s) const {

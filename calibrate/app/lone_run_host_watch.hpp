@@ -8,17 +8,16 @@
 // *A disturbed run*); the warm-up tells which host this is.
 //
 // Contract: the constructor starts a probe on each CPU and blocks until the reference is known
-// (kMinReferenceProbes, a round every kWarmupInterval: about half a second on 2 CPUs). Unlike
+// (kMinReferenceProbes, a round every 50 ms: about half a second on 2 CPUs). Unlike
 // edgetwin-validate it does not wait for fast CPUs before a run: on such a host the wait lasts
-// its whole limit (30 s on the dev VM, 2026-12-07). slow_run() judges an attempt's span: slow
-// when its slow probes are a chance under 1 % after the warm-up's (chance_of_slow_probes_after:
-// 20 probes cannot pin a rate down, and the warm-up's count taken as the rate refused 4 of the
-// 40 runs, the rule 2). The warm-up and the attempt are judged
-// against the reference of every probe so far. Attempts are not pooled with the warm-up: a slow
-// attempt would make the next one easier to pass.
+// its whole limit (30 s on the dev VM, 2026-12-07). An attempt's span is slow when its slow
+// probes are a chance under 1 % after the warm-up's (chance_of_slow_probes_after: 20 probes
+// cannot pin a rate down, and the warm-up's count taken as the rate refused 4 of the 40 runs,
+// the rule 2). The warm-up and the attempt are judged against the reference of every probe so
+// far. Attempts are not pooled with the warm-up: a slow attempt would make the next one easier
+// to pass.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -59,13 +58,11 @@ class LoneRunHostJudge {
   double warmup_to_s_;
 };
 
-constexpr std::chrono::milliseconds kWarmupInterval{50};
-
 class LoneRunHostWatch {
  public:
   LoneRunHostWatch();
-  std::optional<std::string> slow_run(double from_s, double to_s) const;
-  // nullopt when the warm-up gave no reference or no probe fell in the span.
+  // nullopt when the warm-up gave no reference or no probe fell in the span; slow_run_text
+  // says what was off.
   std::optional<LoneRunHostReading> reading(double from_s, double to_s) const;
 
  private:

@@ -29,7 +29,7 @@ WatchedTraining train_watched(const RunSpec& spec, const DisturbancePolicy& poli
   std::optional<LoneRunHostWatch> host;
   if (policy.watch_host) {
     host.emplace();
-    guard.judge_host_with([&host](double from_s, double to_s) { return host->slow_run(from_s, to_s); });
+    guard.judge_host_with([&host](double from_s, double to_s) { return slow_run_text(host->reading(from_s, to_s)); });
   }
   WatchedTraining watched;
   guard.measure(command, [&] { watched.result = run_training(spec); });

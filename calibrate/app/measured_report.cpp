@@ -59,7 +59,6 @@ std::string measured_run_json(const WatchedTraining& run, const std::string& dev
   return out.dump(2);
 }
 
-
 std::string measured_run_text(const RunResult& r) {
   std::string out;
   for (const auto& e : r.epochs) {

@@ -50,37 +50,39 @@ HostSlowdown host_slowdown(const std::vector<HostProbe>& probes, const std::vect
 
 int HostSlowdown::slow_probes() const { return static_cast<int>(std::lround(slow_fraction * probes)); }
 
-double chance_of_slow_probes(int probes, int slow, double rate) {
+namespace {
+
+// Σ C(n, i) exp(log_weight(i)) over i from `slow` to n = `probes`: the upper tail of a count of
+// slow probes whose probability is C(n, i) times the weight; 1 for slow <= 0. Summed from the top
+// in log space: the terms past the mean shrink fast, and C(n, i) p^i overflows nothing there.
+template <class LogWeight>
+double upper_tail(int probes, int slow, LogWeight log_weight) {
   if (slow <= 0) return 1.0;
   if (slow > probes) return 0.0;
-  // Summed from the top in log space: the terms past the mean shrink fast, and C(n, i) p^i
-  // overflows nothing there.
   const double n = probes;
   const double log_n_factorial = std::lgamma(n + 1);
-  const double log_slow = std::log(rate);
-  const double log_fast = std::log1p(-rate);
   double chance = 0;
   for (int i = probes; i >= slow; --i) {
-    chance += std::exp(log_n_factorial - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + i * log_slow + (n - i) * log_fast);
+    chance += std::exp(log_n_factorial - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + log_weight(i));
   }
   return std::min(chance, 1.0);
 }
 
+double log_beta(double x, double y) { return std::lgamma(x) + std::lgamma(y) - std::lgamma(x + y); }
+
+}  // namespace
+
+double chance_of_slow_probes(int probes, int slow, double rate) {
+  const double log_slow = std::log(rate);
+  const double log_fast = std::log1p(-rate);
+  return upper_tail(probes, slow, [&](int i) { return i * log_slow + (probes - i) * log_fast; });
+}
+
+// P(K = i) = C(n, i) B(i + a, n - i + b) / B(a, b), a = seen_slow + 1, b = seen - seen_slow + 1.
 double chance_of_slow_probes_after(int probes, int slow, int seen, int seen_slow) {
-  if (slow <= 0) return 1.0;
-  if (slow > probes) return 0.0;
-  // P(K = i) = C(n, i) B(i + a, n - i + b) / B(a, b), a = seen_slow + 1, b = seen - seen_slow + 1.
   const double a = seen_slow + 1.0;
   const double b = seen - seen_slow + 1.0;
-  const double n = probes;
-  auto log_beta = [](double x, double y) { return std::lgamma(x) + std::lgamma(y) - std::lgamma(x + y); };
-  const double log_n_factorial = std::lgamma(n + 1);
-  double chance = 0;
-  for (int i = probes; i >= slow; --i) {
-    chance += std::exp(log_n_factorial - std::lgamma(i + 1.0) - std::lgamma(n - i + 1) + log_beta(i + a, n - i + b) -
-                       log_beta(a, b));
-  }
-  return std::min(chance, 1.0);
+  return upper_tail(probes, slow, [&](int i) { return log_beta(i + a, probes - i + b) - log_beta(a, b); });
 }
 
 bool slower_than_fast_host(const HostSlowdown& s) { return slower_than_rate(s, kFastHostSlowProbeRate); }
