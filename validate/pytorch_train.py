@@ -137,8 +137,9 @@ class ProbedDataset:
 
 
 def torch_int8(flag):
-    """One byte per sample, so the flags hardly change the batch_bytes the import fits the
-    hand-off to."""
+    """One byte per sample, so the flags hardly change the batch's bytes; they are a tensor of
+    their own, though, which a worker hands over as one more shared-memory file: the trace logs
+    batch_tensors = 3, and the import moves the device's handoff terms by it (calibrate/import/machine_terms.hpp)."""
     import torch
     return torch.tensor(flag, dtype=torch.int8)
 

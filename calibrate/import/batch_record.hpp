@@ -33,6 +33,7 @@ struct BatchRecord {
   // The wall time the process that loaded the batch (a worker, or the trainer with no workers)
   // spent in the dataset for its samples, the collate left out; NaN: not logged
   double load_s = std::nan("");
+  int batch_tensors = 0;  // the tensors the batch holds (edgetwin_trace counts them); 0: not logged
   int cores = 0;  // the CPUs the trainer's process could run on (its affinity); 0: not logged
   // CPU time other processes of the machine took since the previous row (may be < 0 on a row:
   // the idle counter's ticks); NaN: not logged

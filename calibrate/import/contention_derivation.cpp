@@ -79,10 +79,14 @@ double worker_loading_s(const std::vector<BatchRecord>& rows, double sequential_
 // not against the worker's own load_s, because part of the send falls inside load_s: the queue's
 // feeder thread pickles the previous batch while the loading holds the GIL, and B's JPEG loading
 // took 1.11-1.29x L(b) in a worker (docs/explanation/import.md, *Why the handoff rules hold*).
-HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, DerivedCosts& out) {
+// `tensors`: the batches' count where it is not the reference one (0), for the measurement's name.
+HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double wait_s_per_sample, int tensors,
+                        DerivedCosts& out) {
   std::vector<double> fetch;
   for (const auto& b : rows) fetch.push_back(b.fetch_s);
-  const Measurement wait = summarize(fmt::format("worker_wait_s_bs{}", size), fetch, "s");
+  const std::string name =
+      tensors == 0 ? fmt::format("worker_wait_s_bs{}", size) : fmt::format("worker_wait_s_bs{}_tensors{}", size, tensors);
+  const Measurement wait = summarize(name, fetch, "s");
   out.measurements.push_back(wait);
   const double compute_s = median_compute_s(rows);
   const double sequential_loading_s = wait_s_per_sample * size;
@@ -202,6 +206,40 @@ std::vector<BatchRecord> reference_rows(const std::vector<BatchRecord>& batches,
   return out;
 }
 
+namespace {
+
+// The trainer's receive points and the worker's send points of a set of handoff points. With the
+// worker ahead the wait is the receive, with the worker process's wake-up to pass the batch's
+// shared memory over (the trainer sleeps for that, so it is longer than the trainer's CPU time
+// in it). With the worker behind only the CPU time shows the receive.
+struct ReceiveAndSend {
+  std::vector<HandoffPoint> receive, send;
+};
+
+ReceiveAndSend split_handoff(const std::vector<HandoffPoint>& points) {
+  ReceiveAndSend out;
+  for (HandoffPoint p : points) {
+    if (!p.worker_behind) {
+      out.receive.push_back(p);
+      continue;
+    }
+    out.send.push_back(p);
+    if (std::isnan(p.receive_cpu_s)) continue;
+    p.seconds = p.receive_cpu_s;
+    out.receive.push_back(p);
+  }
+  return out;
+}
+
+std::vector<HandoffPoint> handoff_points(const std::map<int, std::vector<BatchRecord>>& by_size,
+                                         double wait_s_per_sample, int tensors, DerivedCosts& out) {
+  std::vector<HandoffPoint> points;
+  for (const auto& [size, rows] : by_size) points.push_back(handoff_at(size, rows, wait_s_per_sample, tensors, out));
+  return points;
+}
+
+}  // namespace
+
 void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample, const std::string& source,
                     DerivedCosts& out) {
   const auto by_size = steady_rows_with_workers(reference);
@@ -211,24 +249,106 @@ void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s
                         "being behind; receive_cpu_s_per_batch kept");
     return;
   }
-  std::vector<HandoffPoint> points;
-  for (const auto& [size, rows] : by_size) points.push_back(handoff_at(size, rows, *wait_s_per_sample, out));
-  // With the worker ahead the wait is the receive, with the worker process's wake-up to pass
-  // the batch's shared memory over (the trainer sleeps for that, so it is longer than the
-  // trainer's CPU time in it). With the worker behind only the CPU time shows the receive.
-  std::vector<HandoffPoint> receive, send;
-  for (HandoffPoint p : points) {
-    if (!p.worker_behind) {
-      receive.push_back(p);
-      continue;
-    }
-    send.push_back(p);
-    if (std::isnan(p.receive_cpu_s)) continue;
-    p.seconds = p.receive_cpu_s;
-    receive.push_back(p);
+  const ReceiveAndSend split = split_handoff(handoff_points(by_size, *wait_s_per_sample, 0, out));
+  derive_receive(split.receive, source, out);
+  derive_send(split.send, !split.receive.empty(), source, out);
+}
+
+TensorSplit split_by_batch_tensors(const std::vector<BatchRecord>& reference) {
+  std::map<int, std::size_t> rows_with;
+  for (const auto& b : reference) {
+    if (b.batch_tensors > 0) ++rows_with[b.batch_tensors];
   }
-  derive_receive(receive, source, out);
-  derive_send(send, !receive.empty(), source, out);
+  TensorSplit out;
+  if (rows_with.empty()) {
+    out.reference = reference;
+    return out;
+  }
+  // The count most rows hold (the smaller one on a tie): a workload's own batches, or the handoff
+  // probe's reference runs beside its fewer runs of larger batches.
+  out.tensors_per_batch =
+      std::max_element(rows_with.begin(), rows_with.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
+          ->first;
+  for (const auto& b : reference) {
+    (b.batch_tensors == 0 || b.batch_tensors == out.tensors_per_batch ? out.reference : out.other_counts).push_back(b);
+  }
+  return out;
+}
+
+namespace {
+
+// The median of a loader's wait per sample over the num_workers = 0 rows; nullopt without any.
+std::optional<double> sequential_wait_s_per_sample(const std::vector<BatchRecord>& rows) {
+  std::vector<double> per_sample;
+  for (const auto& b : rows) {
+    if (b.workers == 0) per_sample.push_back(b.fetch_s / b.batch_size);
+  }
+  if (per_sample.empty()) return std::nullopt;
+  return median_of(per_sample, "fetch_wait_s_per_sample");
+}
+
+// What a batch's extra tensors add to a handoff term, per tensor: each point's value less the
+// reference term's at its bytes, over the tensors it holds beyond the reference's.
+struct PerTensorPoints {
+  std::vector<double> receive, send;
+};
+
+void add_per_tensor_points(const ReceiveAndSend& split, int extra_tensors, const CostSpec& c, PerTensorPoints& out) {
+  for (const auto& p : split.receive) {
+    const double bytes = std::isnan(p.bytes) ? 0.0 : p.bytes;
+    out.receive.push_back((p.seconds - c.receive_cpu_s_per_batch - c.receive_cpu_s_per_byte * bytes) / extra_tensors);
+  }
+  for (const auto& p : split.send) out.send.push_back((p.seconds - c.send_cpu_s_per_batch) / extra_tensors);
+}
+
+double per_tensor_term(const std::vector<double>& values, const char* name, DerivedCosts& out) {
+  const Measurement m = summarize(name, values, "s");
+  out.measurements.push_back(m);
+  if (m.median >= 0) return m.median;
+  out.notes.push_back(fmt::format("{} came out {} s (larger batches of tensors handed over no slower); set to 0", name,
+                                  m.median));
+  return 0;
+}
+
+bool listed(const std::vector<std::string>& names, const char* name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+void derive_handoff_per_tensor(const TensorSplit& split, const std::string& source, DerivedCosts& out) {
+  out.batch_tensors = split.tensors_per_batch;
+  std::map<int, std::vector<BatchRecord>> by_count;
+  for (const auto& b : split.other_counts) by_count[b.batch_tensors].push_back(b);
+  if (by_count.empty()) return;
+  if (!listed(out.derived, "receive_cpu_s_per_batch") || !listed(out.derived, "send_cpu_s_per_batch")) {
+    out.notes.push_back(fmt::format("runs whose batches held other than {} tensors, but no receive and send measured at "
+                                    "{}: the handoff per tensor is left out", split.tensors_per_batch,
+                                    split.tensors_per_batch));
+    return;
+  }
+  PerTensorPoints points;
+  for (const auto& [count, rows] : by_count) {
+    const std::optional<double> wait = sequential_wait_s_per_sample(rows);
+    const auto by_size = steady_rows_with_workers(rows);
+    if (!wait || by_size.empty()) continue;
+    add_per_tensor_points(split_handoff(handoff_points(by_size, *wait, count, out)), count - split.tensors_per_batch,
+                          out.costs, points);
+  }
+  if (points.receive.empty() || points.send.empty()) {
+    out.notes.push_back(fmt::format("runs whose batches held other than {} tensors gave no {}: the handoff per tensor "
+                                    "is left out (it takes num_workers = 0 and 1 runs at the same count, the worker "
+                                    "behind)", split.tensors_per_batch, points.receive.empty() ? "receive" : "send"));
+    return;
+  }
+  HandoffPerTensor& t = out.per_tensor;
+  t.tensors_per_batch = split.tensors_per_batch;
+  t.receive_cpu_s_per_tensor =
+      loadable_value(per_tensor_term(points.receive, kReceivePerTensorRecord, out), "receive_cpu_s_per_tensor",
+                     "s/tensor", source, out);
+  t.send_cpu_s_per_tensor = loadable_value(per_tensor_term(points.send, kSendPerTensorRecord, out),
+                                           "send_cpu_s_per_tensor", "s/tensor", source, out);
+  out.derived.insert(out.derived.end(), {"receive_cpu_s_per_tensor", "send_cpu_s_per_tensor"});
 }
 
 namespace {

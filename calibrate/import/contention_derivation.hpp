@@ -67,6 +67,8 @@ inline constexpr char kSendPerBatchRecord[] = "send_s_per_batch";
 inline constexpr char kStepWithWorkersPerBatchRecord[] = "step_with_workers_s_per_batch";
 inline constexpr char kStepWithWorkersPerByteRecord[] = "step_with_workers_s_per_byte";
 inline constexpr char kBackgroundCpuRecord[] = "background_cpu_s_per_batch";
+inline constexpr char kReceivePerTensorRecord[] = "receive_s_per_tensor";
+inline constexpr char kSendPerTensorRecord[] = "send_s_per_tensor";
 
 // The threads of the first row that has them; nullopt when the logs do not say.
 std::optional<int> reference_threads(const std::vector<BatchRecord>& batches);
@@ -80,6 +82,23 @@ using LoaderWait = std::optional<double>;
 
 void derive_handoff(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                     const std::string& source, DerivedCosts& out);
+
+// The reference rows split by the tensors their batches held (BatchRecord::batch_tensors): the
+// count most rows hold is the reference, and rows that do not log it go with it; every other
+// count's rows serve only the handoff per tensor.
+struct TensorSplit {
+  std::vector<BatchRecord> reference;
+  std::vector<BatchRecord> other_counts;
+  int tensors_per_batch = 0;  // 0: no row logs it
+};
+TensorSplit split_by_batch_tensors(const std::vector<BatchRecord>& reference);
+
+// out.per_tensor from the rows of other tensor counts, after derive_handoff measured the receive
+// and the send at the reference count: at each other count, its own num_workers = 0 rows give the
+// loading and its worker rows the handoff points (as derive_handoff's); per tensor beyond the
+// reference count, the medians of the receive points less the reference line at their bytes and
+// of the send points less the reference send. Sets out.batch_tensors in any case.
+void derive_handoff_per_tensor(const TensorSplit& split, const std::string& source, DerivedCosts& out);
 void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out);
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,
                            const std::string& source, DerivedCosts& out);

@@ -217,7 +217,8 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   if (options.reference_cpu_freq_hz) out.costs.reference_cpu_freq_hz = *options.reference_cpu_freq_hz;
   if (options.reference_gpu_freq_hz) out.costs.reference_gpu_freq_hz = *options.reference_gpu_freq_hz;
   const std::optional<int> threads = reference_threads(kept);
-  const std::vector<BatchRecord> reference = reference_rows(kept, threads);
+  const TensorSplit by_tensors = split_by_batch_tensors(reference_rows(kept, threads));
+  const std::vector<BatchRecord>& reference = by_tensors.reference;
   derive_compute(reference, source_name, out);
   if (threads && out.costs.reference_gpu_freq_hz == 0) {
     out.costs.compute_threads = *threads;
@@ -226,6 +227,7 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   const LoaderWait wait = derive_sequential_loader(reference, options.sequential, source_name, out);
   out.kept.insert(out.kept.end(), {"collate_cpu_s_per_sample", "launch_cpu_s_per_batch"});
   derive_handoff(reference, wait, source_name, out);
+  derive_handoff_per_tensor(by_tensors, source_name, out);
   derive_step_with_workers(reference, source_name, out);
   derive_worker_startup(reference, wait, source_name, out);
   derive_background_cpu(reference, source_name, out);

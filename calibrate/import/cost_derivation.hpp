@@ -47,6 +47,8 @@ struct DerivedCosts {
   std::vector<std::string> from_device;    // field names taken from the device's [worker_processes]
   std::vector<std::string> notes;          // clamps and other remarks
   std::vector<Measurement> measurements;   // compute_s_bs<N>, fetch_wait_s_per_sample, io_s_per_sample, epoch_s
+  int batch_tensors = 0;                   // the tensors the reference runs' batches held; 0: not logged
+  HandoffPerTensor per_tensor;             // from runs whose batches held several tensor counts
 };
 
 // A derived value within what the profile loader takes for `unit` (sim/config/physical_range.cpp):

@@ -1,6 +1,7 @@
 #include "calibrate/import/machine_terms.hpp"
 
 #include <algorithm>
+#include <array>
 #include <sstream>
 #include <string_view>
 
@@ -22,6 +23,33 @@ bool listed(const std::vector<std::string>& names, std::string_view name) {
 void take(std::string_view name, DerivedCosts& out) {
   out.from_device.emplace_back(name);
   std::erase(out.kept, std::string(name));
+}
+
+// The device's per-batch handoff terms hold at its batches' tensor count; a workload whose batches
+// hold another count hands each over with that many more (or fewer) tensors' worth. Only the terms
+// taken from the device are moved: a term the logs measured already holds at their count.
+void move_to_the_workloads_tensors(const HandoffPerTensor& machine, double to_costs_clock, DerivedCosts& out) {
+  const bool took_receive = listed(out.from_device, "receive_cpu_s_per_batch");
+  const bool took_send = listed(out.from_device, "send_cpu_s_per_batch");
+  if (!machine.measured() || (!took_receive && !took_send)) return;
+  if (out.batch_tensors == 0) {
+    out.notes.push_back(fmt::format("the traces do not log batch_tensors: the device's handoff terms are taken as they "
+                                    "hold, for batches of {} tensors", machine.tensors_per_batch));
+    return;
+  }
+  const int extra = out.batch_tensors - machine.tensors_per_batch;
+  if (extra == 0) return;
+  std::vector<std::string> moved;
+  const auto move = [&](double CostSpec::*field, double per_tensor, const char* name) {
+    const double before = out.costs.*field;
+    out.costs.*field = std::max(0.0, before + extra * per_tensor * to_costs_clock);
+    moved.push_back(fmt::format("{} {:.4g} -> {:.4g} s", name, before, out.costs.*field));
+  };
+  if (took_receive) move(&CostSpec::receive_cpu_s_per_batch, machine.receive_cpu_s_per_tensor, "receive_cpu_s_per_batch");
+  if (took_send) move(&CostSpec::send_cpu_s_per_batch, machine.send_cpu_s_per_tensor, "send_cpu_s_per_batch");
+  out.notes.push_back(fmt::format("the device's handoff terms hold for batches of {} tensors and these hold {}: {} "
+                                  "(the device's per-tensor terms)", machine.tensors_per_batch, out.batch_tensors,
+                                  fmt::join(moved, ", ")));
 }
 
 bool is_worker_processes_header(const std::string& line) {
@@ -47,6 +75,10 @@ std::optional<WorkerProcessTerms> measured_worker_terms(const DerivedCosts& deri
     terms.placement_idle = derived.costs.placement_idle;
     terms.measured.emplace_back("placement_idle");
   }
+  if (derived.per_tensor.measured()) {
+    terms.per_tensor = derived.per_tensor;
+    terms.measured.insert(terms.measured.end(), kPerTensorTerms.begin(), kPerTensorTerms.end());
+  }
   if (terms.measured.empty()) return std::nullopt;
   return terms;
 }
@@ -68,6 +100,7 @@ void take_machine_terms(const WorkerProcessTerms& machine, DerivedCosts& out) {
     out.costs.placement_idle = machine.placement_idle;
     take("placement_idle", out);
   }
+  move_to_the_workloads_tensors(machine.per_tensor, to_costs_clock, out);
   if (to_costs_clock != 1.0 && !out.from_device.empty()) {
     out.notes.push_back(fmt::format("the device's worker-process terms were measured at {} Hz and are rescaled to "
                                     "{} Hz (x {:.4g})",
@@ -93,6 +126,12 @@ WorkerProcessTerms merged_with_device(const WorkerProcessTerms& measured,
   if (listed(device->measured, "placement_idle") && !listed(measured.measured, "placement_idle")) {
     out.placement_idle = device->placement_idle;
     kept.emplace_back("placement_idle");
+  }
+  if (device->per_tensor.measured() && !measured.per_tensor.measured()) {
+    out.per_tensor = device->per_tensor;
+    out.per_tensor.receive_cpu_s_per_tensor *= to_measured_clock;
+    out.per_tensor.send_cpu_s_per_tensor *= to_measured_clock;
+    kept.insert(kept.end(), kPerTensorTerms.begin(), kPerTensorTerms.end());
   }
   if (kept.empty()) return out;
   out.measured.insert(out.measured.end(), kept.begin(), kept.end());
@@ -127,6 +166,12 @@ std::string with_worker_processes(const std::string& device_text, const WorkerPr
   }
   if (!terms.placement_idle.empty()) out += "placement_idle = " + placement_idle_array(terms.placement_idle) + "\n";
   if (!terms.step_share.empty()) out += "step_share = " + step_share_array(terms.step_share) + "\n";
+  if (terms.per_tensor.measured()) {
+    out += fmt::format("# The per-batch handoff terms hold for batches of tensors_per_batch tensors; each more adds these.\n"
+                       "tensors_per_batch = {}\nreceive_cpu_s_per_tensor = {}\nsend_cpu_s_per_tensor = {}\n",
+                       terms.per_tensor.tensors_per_batch, toml_float(terms.per_tensor.receive_cpu_s_per_tensor),
+                       toml_float(terms.per_tensor.send_cpu_s_per_tensor));
+  }
   out += fmt::format("\n[provenance.worker_processes]\nkind = {}\nsource = {}\n", toml_string(terms.provenance.kind),
                      toml_string(terms.provenance.source));
   return out;

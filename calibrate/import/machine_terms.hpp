@@ -21,7 +21,9 @@ std::optional<WorkerProcessTerms> measured_worker_terms(const DerivedCosts& deri
 // Every worker-process term the device holds and the logs did not measure is taken from the
 // device: its CPU seconds rescaled from the device's reference clock to the costs' (s x f_device
 // / f_costs, as the simulator turns seconds into cycles), shares and idle core time as they are.
-// Each term taken is listed in out.from_device.
+// Each term taken is listed in out.from_device. A receive and a send taken hold for the device's
+// tensors a batch; where the traces log another count (out.batch_tensors), they move by the
+// difference times the device's per-tensor terms, with a note (HandoffPerTensor).
 void take_machine_terms(const WorkerProcessTerms& machine, DerivedCosts& out);
 
 // What import --device-out writes: the terms this import measured, and every term the device

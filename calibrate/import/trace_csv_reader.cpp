@@ -55,6 +55,7 @@ void read_settings(const CsvTable& t, std::size_t r, BatchRecord& b, std::vector
   read_optional_count(t, r, "threads", 1, physical_range("threads (0: every core)").largest, b.threads, problems);
   read_optional_count(t, r, "busy_cores", 0, physical_range("cores").largest, b.busy_cores, problems);
   read_optional_count(t, r, "cores", 1, physical_range("cores").largest, b.cores, problems);
+  read_optional_count(t, r, "batch_tensors", 1, physical_range("tensors").largest, b.batch_tensors, problems);
   const bool timed_alone = t.column("busy_cores").has_value();
   b.load_only = timed_alone && b.compute_s == 0 && b.fetch_s > 0;
   b.step_only = timed_alone && !b.load_only;

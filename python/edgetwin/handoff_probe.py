@@ -8,7 +8,9 @@ worker thus falls behind the trainer (its batch of 16 takes 6.4-8 ms to load, th
 worker's send, the step's lengthening beside a worker and the CPU beside the critical path
 show alone: not the contention for cores, which the step's scaling and share model, nor what a
 workload's own loading does to them. `python3 -m edgetwin.profile --device-out` runs it at
-batches of 4, 16 and 64 (64 KB to 1 MB a batch) and writes those terms from it.
+batches of 4, 16 and 64 (64 KB to 1 MB a batch), and at 16 with two one-byte tensors more a
+sample (WithExtraTensors), and writes those terms from it: the handoff per batch, per byte and
+per tensor.
 
 Why not the user's workload: its loading's CPU shares the cores with the step and the handoff,
 and two batch sizes of one workload span too few bytes to fit a per-byte term. The step's
@@ -33,6 +35,11 @@ SAMPLE_FLOATS = 4096          # 16 KB a sample in float32
 LOAD_SLEEP_US = 400           # a sample's loading: a sleep, no CPU, with the GIL held
 SAMPLES = 6000
 BATCH_SIZES = (16, 4, 64)     # the first is the import's reference trace
+# The tensors of the probe's batches with extra tensors: (input, label, two one-byte flags). Its
+# runs at the reference batch size give the handoff's cost per tensor against the (input, label)
+# batches: a batch of 16 from a worker took 0.5-0.6 ms longer to hand over with each one-byte
+# tensor more on the 2-core VM (2026-12-07, docs/explanation/import.md).
+EXTRA_TENSORS = 2
 
 
 # A foreign call through PyDLL keeps the GIL (ctypes' CDLL would let it go).
@@ -53,8 +60,27 @@ class HandoffProbe(torch.utils.data.Dataset):
         return self.inputs[index % 64].clone(), index % 10
 
 
+class WithExtraTensors(torch.utils.data.Dataset):
+    """The probe's samples with EXTRA_TENSORS one-byte tensors more, as a dataset that returns a
+    mask or a flag beside its input and label does."""
+
+    def __init__(self, samples=SAMPLES):
+        self.probe = HandoffProbe(samples)
+
+    def __len__(self):
+        return len(self.probe)
+
+    def __getitem__(self, index):
+        x, y = self.probe[index]
+        return (x, y) + tuple(torch.tensor(k, dtype=torch.int8) for k in range(EXTRA_TENSORS))
+
+
 def make_dataset():
     return HandoffProbe()
+
+
+def make_dataset_with_extra_tensors():
+    return WithExtraTensors()
 
 
 def make_model():

@@ -22,7 +22,8 @@ The plan (--quick: the first four, shorter):
      two epochs over its first samples, the files evicted first: what a miss costs;
   7. the placement probe (the import's --measure-placement; about 150 s on 2 cores);
   8. with --device-out, the handoff probe (python/edgetwin/handoff_probe.py): runs 1 and 2 on a
-     dataset whose loading costs no CPU, at batches of 64 KB to 1 MB, imported into the device.
+     dataset whose loading costs no CPU, at batches of 64 KB to 1 MB, and at batches with two
+     tensors more, imported into the device.
 
 --device-out FILE (instead of --device) first measures this host with `edgetwin-calibrate run
 --write-device` (LeNet-5 on a small synthetic MNIST; the storage benchmark beside the dataset's
@@ -42,7 +43,8 @@ gives up with exit 2 naming the trace.
 
 --dataset and --model name callables `module:function` (the module found from the current
 directory, as `python3 -c` would): make_dataset() returns a torch Dataset of (input, label)
-pairs, or make_dataset(transform) with --transform module:function naming a callable that
+samples (anything after the label is handed over with the batch and left alone by the step),
+or make_dataset(transform) with --transform module:function naming a callable that
 returns the transform; make_model() returns the nn.Module. The step is SGD (lr 0.01, momentum
 0.9) on cross-entropy, as edgetwin-calibrate's runs and validate's PyTorch runner train.
 
@@ -240,10 +242,10 @@ def run_child(spec):
                             **({"prefetch_factor": 2} if workers else {}))
         with edgetwin_trace.Trace(spec["path"], device=spec["torch_device"]) as trace:
             for _ in range(spec["epochs"]):
-                for x, y in trace.epoch(loader):
-                    step(x, y)
+                for batch in trace.epoch(loader):  # (input, label, anything the step leaves alone)
+                    step(batch[0], batch[1])
     elif spec["kind"] == "step-scaling":
-        x, y = next(iter(DataLoader(subset, batch_size=batch)))
+        x, y = next(iter(DataLoader(subset, batch_size=batch)))[:2]
         edgetwin_trace.measure_step_scaling(step, (x, y), spec["path"], steps=spec["steps"])
     else:  # loader-scaling
         loader = DataLoader(subset, batch_size=batch, shuffle=True)
@@ -665,9 +667,10 @@ PROBE_BATCHES = 100  # each run's, fewer where the probe's 6,000 samples end fir
 
 
 def probe_plan(quick):
-    """Each round: num_workers = 0 and 1 at each of the probe's batch sizes. The import pools the
-    rounds' rows, since one round's terms scatter (the send 0.5-1.6 ms, the step's lengthening
-    0-1.1 ns a byte over three single rounds on the 2-core VM; docs/explanation/import.md)."""
+    """Each round: num_workers = 0 and 1 at each of the probe's batch sizes, then at the first one
+    with the extra tensors (`-t` runs). The import pools the rounds' rows, since one round's terms
+    scatter (the send 0.5-1.6 ms, the step's lengthening 0-1.1 ns a byte over three single rounds
+    on the 2-core VM; docs/explanation/import.md)."""
     from edgetwin import handoff_probe  # torch, imported where a run needs it
     plan = []
     for round_number in range(1, (1 if quick else PROBE_ROUNDS) + 1):
@@ -675,7 +678,16 @@ def probe_plan(quick):
             plan += [Run(f"probe-r{round_number}-w{workers}-b{b}", "trace", batch_size=b, workers=workers,
                          samples=min(PROBE_BATCHES * b, handoff_probe.SAMPLES))
                      for b in handoff_probe.BATCH_SIZES]
+        first = handoff_probe.BATCH_SIZES[0]
+        plan += [Run(f"probe-r{round_number}-w{workers}-b{first}-t", "trace", batch_size=first, workers=workers,
+                     samples=min(PROBE_BATCHES * first, handoff_probe.SAMPLES)) for workers in (0, 1)]
     return plan
+
+
+def probe_code(run):
+    """The callables a probe run trains with: the `-t` runs' dataset has the extra tensors."""
+    dataset = "make_dataset_with_extra_tensors" if run.name.endswith("-t") else "make_dataset"
+    return dict(dataset=f"{PROBE_MODULE}:{dataset}", model=f"{PROBE_MODULE}:make_model", transform=None)
 
 
 def measure_handoff_probe(args, children, scratch, trace_dir, cpu_hz, gpu_hz, measure):
@@ -693,10 +705,9 @@ def measure_handoff_probe(args, children, scratch, trace_dir, cpu_hz, gpu_hz, me
                                          args.device_name, cpu_hz, gpu_hz)
     probe_args.skip = args.skip | {"placement"}  # the workload's own placement stays in the device
     plan = probe_plan(args.quick)
-    code = dict(dataset=f"{PROBE_MODULE}:make_dataset", model=f"{PROBE_MODULE}:make_model", transform=None)
 
     def measure_probe(run, label):
-        measure(run, label, code=code)
+        measure(run, label, code=probe_code(run))
     for i, run in enumerate(plan):
         measure_probe(run, f"[probe {i + 1}/{len(plan)}]")
     command = import_command(probe_args, plan, trace_dir, cpu_hz, gpu_hz, os.path.join(scratch, "probe-profile.toml"))

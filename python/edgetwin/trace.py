@@ -20,7 +20,7 @@ trace CSV*. Two lines in a training script write it:
 `trace.epoch(loader)` yields the loader's batches, already on `device`, so the loop body
 loses its own `.to(device)`. For each batch it writes one row:
 
-    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores,other_cpu_s,load_s[,io_s]
+    epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,cpu_s,step_cpu_s,cores,other_cpu_s,load_s,batch_tensors[,io_s]
 
 * `fetch_s`: the wait for the batch: the time inside the loader iterator's `next()`, plus,
   for a device other than "cpu", the host-to-device copy of every tensor of the batch
@@ -68,6 +68,9 @@ loses its own `.to(device)`. For each batch it writes one row:
   process that loaded the batch (a worker, or the trainer with num_workers=0) spent in the
   dataset's `__getitem__` for its samples; empty otherwise. It tells whether a worker was
   behind the trainer (docs/explanation/import.md, *How each cost is derived*).
+* `batch_tensors`: how many tensors the batch holds (an `(input, label)` batch holds 2). A
+  worker process hands each over as a shared-memory file of its own, so each costs the handoff
+  time of its own beyond its bytes (docs/explanation/import.md, *What belongs to the machine*).
 * `io_s`, only with `Trace(..., io=True)`: the time the dataset spent in file reads timed
   with `timed_read()` or `read_bytes()` during the batch's fetch; empty for a batch with no
   timed read. It needs `num_workers=0`, since a worker's reads happen in another process.
@@ -121,7 +124,7 @@ __all__ = ["Trace", "timed_read", "read_bytes", "timed_loading", "measure_step_s
 
 _COLUMNS = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes",
             "workers", "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s",
-            "cores", "other_cpu_s", "load_s"]
+            "cores", "other_cpu_s", "load_s", "batch_tensors"]
 # measure_step_scaling's rows: the step alone, so no wait and no receive.
 _STEP_COLUMNS = _COLUMNS[:_COLUMNS.index("threads") + 1] + ["busy_cores", "iter_s"]
 # measure_loader_scaling's rows: a batch loaded alone (compute_s 0), with its thread CPU time.
@@ -275,17 +278,25 @@ def _tensors(batch):
             yield from _tensors(item)
 
 
-def _batch_size_and_bytes(batch):
+def _batch_shape(batch):
+    """The batch's sample count, its tensors' bytes and how many tensors it holds."""
     size = None
     total_bytes = 0
+    count = 0
     for t in _tensors(batch):
         if size is None and t.dim() > 0:
             size = t.shape[0]
         total_bytes += t.element_size() * t.nelement()
+        count += 1
     if size is None:
         raise TypeError(
             f"edgetwin_trace: the batch ({type(batch).__name__}) holds no tensor with a "
             "dimension 0, so its sample count is unknown; the trace needs collated tensors")
+    return size, total_bytes, count
+
+
+def _batch_size_and_bytes(batch):
+    size, total_bytes, _ = _batch_shape(batch)
     return size, total_bytes
 
 
@@ -630,7 +641,7 @@ class Trace:
                     sync()
                 fetch_end = time.perf_counter()
                 io_s = _io_clock.seconds if _io_clock.reads else None
-                size, nbytes = _batch_size_and_bytes(batch)
+                size, nbytes, tensors = _batch_shape(batch)
                 compute_start = time.perf_counter()
                 step_cpu_start = time.thread_time()
                 # A break out of the loop closes this generator here; that batch's row is
@@ -649,7 +660,7 @@ class Trace:
                        _number(iter_s) if batch_index == 0 else "", _number(fetch_cpu_s),
                        "" if cpu_s is None else _number(cpu_s), _number(step_cpu_s), cores,
                        "" if other_cpu_s is None else _number(other_cpu_s),
-                       "" if load_s is None else _number(load_s)]
+                       "" if load_s is None else _number(load_s), tensors]
                 if self._io:
                     row.append("" if io_s is None else _number(io_s))
                 self._write(row)

@@ -20,7 +20,7 @@ import edgetwin_trace
 
 HEADER = ["epoch", "batch", "batch_size", "fetch_s", "compute_s", "batch_bytes", "workers",
           "prefetch_factor", "threads", "iter_s", "fetch_cpu_s", "cpu_s", "step_cpu_s", "cores", "other_cpu_s",
-          "load_s"]
+          "load_s", "batch_tensors"]
 
 
 def read_trace(path):
@@ -115,6 +115,7 @@ def test_rows_batch_sizes_and_bytes_of_a_partial_last_batch(tmp_path):
     assert {r["epoch"] for r in rows} == {"0"}
     assert [int(r["batch_bytes"]) for r in rows] == [expected_mnist_batch_bytes(s) for s in sizes]
     assert int(rows[0]["batch_bytes"]) == 50304
+    assert {r["batch_tensors"] for r in rows} == {"2"}  # the images and the labels
     assert {r["workers"] for r in rows} == {"0"}
     assert {r["prefetch_factor"] for r in rows} == {""}
     assert {r["threads"] for r in rows} == {str(torch.get_num_threads())}
@@ -150,6 +151,8 @@ def test_nested_dict_batch_counts_every_tensor(tmp_path):
     assert [int(r["batch_size"]) for r in rows] == [4, 4, 2]
     # per sample: float16 3*2*2*2 = 24 bytes, int32 5*4 = 20, int64 label 8; strings carry none
     assert [int(r["batch_bytes"]) for r in rows] == [4 * 52, 4 * 52, 2 * 52]
+    # image, extra's int32 and the label: three tensors; the names are a list of strings
+    assert {r["batch_tensors"] for r in rows} == {"3"}
 
 
 def test_batch_without_tensors_is_refused(tmp_path):

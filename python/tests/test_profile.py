@@ -155,12 +155,13 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     lines = done.stderr.splitlines()
     # A progress line per run with its wall time, the host's and the workload's, the import's, then the summary.
     runs = [line for line in lines if line.startswith("edgetwin.profile: [")]
-    assert len(runs) == 12 and all(line.endswith(" s") for line in runs), done.stderr
-    assert sum(line.startswith("edgetwin.profile: [probe ") for line in runs) == 6, done.stderr
+    assert len(runs) == 14 and all(line.endswith(" s") for line in runs), done.stderr
+    assert sum(line.startswith("edgetwin.profile: [probe ") for line in runs) == 8, done.stderr
     assert any(line.startswith("edgetwin.profile: device host: edgetwin-calibrate run --write-device") for line in lines)
     assert any(line.startswith("edgetwin.profile: workload tiny-out: ") for line in lines)
     assert any(line.startswith("edgetwin.profile: wrote ") for line in lines)
     probe = [f"probe-r1-w{w}-b{b}.csv" for w in (0, 1) for b in (4, 16, 64)]
+    probe += [f"probe-r1-w{w}-b16-t.csv" for w in (0, 1)]  # the batches with two tensors more
     traces = ["w0-b8.csv", "w0-b16.csv", "w1-b8.csv", "w1-b16.csv", "scaling.csv", "loader-scaling.csv", *probe]
     assert sorted(os.listdir(keep)) == sorted([*traces, "host-probes.csv", "host-runs.csv"])
     # The host watch: probes of every CPU through the runs, and each run's span on their clock,
@@ -193,7 +194,12 @@ def test_quick_profile_writes_the_device_and_workload_loads_and_predicts(project
     # w1 traces measured, at the profile's clock, and an import of the w0 traces alone on that
     # device takes it. The probe's terms are not the workload's own (its loading is a sleep).
     terms = host.spec["worker_processes"]
-    measured = [k for k, v in terms.items() if k != "reference_cpu_freq_hz" and not isinstance(v, list)]
+    per_tensor = ("tensors_per_batch", "receive_cpu_s_per_tensor", "send_cpu_s_per_tensor")
+    # The handoff per tensor, from the runs of 4 tensors a batch against those of (input, label).
+    assert terms["tensors_per_batch"] == 2 and terms["send_cpu_s_per_tensor"] >= 0, terms
+    assert terms["receive_cpu_s_per_tensor"] >= 0
+    measured = [k for k, v in terms.items()
+                if k != "reference_cpu_freq_hz" and k not in per_tensor and not isinstance(v, list)]
     assert measured and "worker_startup_cpu_s" in measured and "send_cpu_s_per_batch" in measured, terms
     assert terms["reference_cpu_freq_hz"] == written["costs"]["reference_cpu_freq_hz"]
     assert host.spec["provenance"]["worker_processes"]["kind"] == "measured"
@@ -276,6 +282,9 @@ def test_the_handoff_probes_loading_takes_no_cpu_and_its_batches_span_64_kb_to_1
     wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
     assert wall >= 50 * handoff_probe.LOAD_SLEEP_US * 1e-6
     assert cpu < 0.25 * wall, (cpu, wall)
+    extra = handoff_probe.make_dataset_with_extra_tensors()[65]
+    assert len(extra) == 2 + handoff_probe.EXTRA_TENSORS and extra[0].equal(x) and extra[1] == label
+    assert all(t.dtype == handoff_probe.torch.int8 and t.nelement() == 1 for t in extra[2:])
     bytes_per_batch = sorted(b * 16384 for b in handoff_probe.BATCH_SIZES)
     assert (bytes_per_batch[0], bytes_per_batch[-1]) == (64 * 1024, 1024 * 1024)
 

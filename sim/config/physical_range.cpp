@@ -40,6 +40,8 @@ constexpr std::array kRanges{
     PhysicalRange{"samples", 1, 1e8, "1", "1e8", "the samples of a dataset edgetwin simulates"},
     PhysicalRange{"worker processes", 1, 1024, "1", "1024", "the DataLoader workers of a run"},
     PhysicalRange{"batches per worker", 1, 1024, "1", "1024", "a DataLoader's prefetch"},
+    PhysicalRange{"tensors", 1, 1e6, "1", "1e6", "the tensors one batch holds"},
+    PhysicalRange{"s/tensor", 1e-12, 1e3, "1 ps", "1000 s", "the CPU time of handing one tensor over"},
     PhysicalRange{"batches", 1, 1e9, "1", "1e9", "the batches of an epoch"},
     PhysicalRange{"nvpmodel id", 1, 1e6, "1", "1e6", "an nvpmodel mode number"},
     PhysicalRange{"parameters", 1, 1e13, "1", "1e13", "the parameters of a network"},

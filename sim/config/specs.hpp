@@ -158,6 +158,17 @@ struct StepSharePoint {
 // (edgetwin-calibrate import --device-out); an import without worker traces (a study's
 // num_workers = 0 logs) takes them from here instead of the workload's guesses
 // (calibrate/import/machine_terms.hpp). CPU seconds at reference_cpu_freq_hz.
+// The handoff's part that grows with the tensors a batch holds: each is moved into shared memory
+// and passed over as a file descriptor of its own, so a batch of (input, label, mask) costs more
+// to hand over than one of (input, label) with the same bytes (docs/explanation/import.md, *What
+// belongs to the machine*). The per-batch handoff terms hold at `tensors_per_batch`.
+struct HandoffPerTensor {
+  int tensors_per_batch = 0;  // 0: not measured
+  double receive_cpu_s_per_tensor = 0;
+  double send_cpu_s_per_tensor = 0;
+  bool measured() const { return tensors_per_batch > 0; }
+};
+
 struct WorkerProcessTerms {
   double reference_cpu_freq_hz = 0;
   double receive_cpu_s_per_batch = 0;
@@ -169,6 +180,7 @@ struct WorkerProcessTerms {
   double worker_startup_cpu_s = 0;
   std::vector<PlacementIdlePoint> placement_idle;
   std::vector<StepSharePoint> step_share;
+  HandoffPerTensor per_tensor;
   std::vector<std::string> measured;  // the CostSpec field names the file holds, in file order
   Provenance provenance;
 };

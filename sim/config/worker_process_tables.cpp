@@ -1,6 +1,7 @@
 #include "sim/config/worker_process_tables.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 #include <tuple>
 
@@ -55,6 +56,29 @@ void read_step_share(TomlReader& reader, const std::string& prefix, std::vector<
   });
 }
 
+namespace {
+
+// tensors_per_batch, receive_cpu_s_per_tensor and send_cpu_s_per_tensor: all three, or none.
+bool read_per_tensor(TomlReader& reader, HandoffPerTensor& out) {
+  static constexpr std::array<std::string_view, 3> kKeys{"tensors_per_batch", "receive_cpu_s_per_tensor",
+                                                         "send_cpu_s_per_tensor"};
+  const bool any = std::any_of(kKeys.begin(), kKeys.end(), [&](std::string_view k) {
+    return reader.contains(fmt::format("worker_processes.{}", k));
+  });
+  if (!any) return false;
+  HandoffPerTensor t;
+  bool ok = reader.read_count("worker_processes.tensors_per_batch", t.tensors_per_batch, Presence::required,
+                              Bound::positive, "tensors");
+  ok &= reader.read_number("worker_processes.receive_cpu_s_per_tensor", t.receive_cpu_s_per_tensor, Presence::required,
+                           Bound::non_negative, "s/tensor");
+  ok &= reader.read_number("worker_processes.send_cpu_s_per_tensor", t.send_cpu_s_per_tensor, Presence::required,
+                           Bound::non_negative, "s/tensor");
+  if (ok) out = t;
+  return true;
+}
+
+}  // namespace
+
 std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
   if (!reader.has("worker_processes")) {
     refuse_provenance_without_table(reader, "worker_processes");
@@ -72,6 +96,8 @@ std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
       terms.measured.emplace_back(field.name);
   }
   any_term |= reader.contains("worker_processes.placement_idle") || reader.contains("worker_processes.step_share");
+  any_term |= read_per_tensor(reader, terms.per_tensor);
+  if (terms.per_tensor.measured()) terms.measured.insert(terms.measured.end(), kPerTensorTerms.begin(), kPerTensorTerms.end());
   read_placement_idle(reader, "worker_processes", terms.placement_idle);
   read_step_share(reader, "worker_processes", terms.step_share);
   if (!terms.placement_idle.empty()) terms.measured.emplace_back("placement_idle");
@@ -80,7 +106,8 @@ std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
     reader.add_error("worker_processes", "no term; expected at least one of receive_cpu_s_per_batch, "
                                          "receive_cpu_s_per_byte, send_cpu_s_per_batch, step_with_workers_s_per_batch, "
                                          "step_with_workers_s_per_byte, background_cpu_s_per_batch, "
-                                         "worker_startup_cpu_s, placement_idle or step_share");
+                                         "worker_startup_cpu_s, placement_idle, step_share or the per-tensor "
+                                         "handoff (tensors_per_batch, receive_cpu_s_per_tensor, send_cpu_s_per_tensor)");
   }
   read_provenance(reader, "provenance.worker_processes", terms.provenance);
   return terms;

@@ -37,6 +37,9 @@ inline constexpr std::array<WorkerProcessScalar, 7> kWorkerProcessScalars{{
     {"worker_startup_cpu_s", &WorkerProcessTerms::worker_startup_cpu_s, &CostSpec::worker_startup_cpu_s, "s"},
 }};
 
+// The names under which a per-tensor handoff is listed in WorkerProcessTerms::measured.
+inline constexpr std::array<std::string_view, 2> kPerTensorTerms{"receive_cpu_s_per_tensor", "send_cpu_s_per_tensor"};
+
 // [[<prefix>.placement_idle]]: one point per (prefetch factor, worker count), ascending in both for
 // the lookup (sim/model/placement_idle.hpp).
 void read_placement_idle(TomlReader& reader, const std::string& prefix, std::vector<PlacementIdlePoint>& points);

@@ -45,14 +45,19 @@ std::string one_worker_rows() {
   return csv;
 }
 
-ProfileDocument import_of(const TempDir& dir, const std::string& rows, std::optional<WorkerProcessTerms> machine) {
-  write_text(dir / "t.csv", kHeader + rows);
+// An import of one trace, `csv` its header and rows, on the device `machine` holds terms of.
+ProfileDocument import_csv(const TempDir& dir, const std::string& csv, std::optional<WorkerProcessTerms> machine) {
+  write_text(dir / "t.csv", csv);
   ImportOptions o;
   o.trace_csvs = {dir / "t.csv"};
   o.command = "edgetwin-calibrate import --trace t.csv";
   o.machine_terms = std::move(machine);
   o.machine_name = "host-x86-2core";
   return import_profile(o, testing::cpu_lenet_workload());
+}
+
+ProfileDocument import_of(const TempDir& dir, const std::string& rows, std::optional<WorkerProcessTerms> machine) {
+  return import_csv(dir, kHeader + rows, std::move(machine));
 }
 
 // Measured on the same machine class at twice the profile's clock: every CPU second doubles.
@@ -178,6 +183,128 @@ TEST(MachineTerms, AnImportWritingTheDeviceKeepsTheTermsItDidNotMeasure) {
   EXPECT_EQ(merged_with_device(probe, guessed).provenance.kind, "estimate");  // never an estimate called measured
 }
 
+// The handoff per tensor (sim/config/specs.hpp, HandoffPerTensor). A step of 0.5 ms at batch 16
+// behind a worker: a batch comes every L + send, the wait is that less the step, and the trainer's
+// CPU in next() is the receive. Batches of 2 tensors: L 0.96 ms, send 0.4 ms, receive 0.1 ms;
+// of 4: L 1.0 ms (the trainer's own run collates the two more), send 0.4 + 2 x 0.25 ms, receive
+// 0.1 + 2 x 0.05 ms. The 2-tensor runs have more rows: they are the reference.
+const std::string kTensorHeader =
+    "epoch,batch,batch_size,fetch_s,compute_s,batch_bytes,workers,prefetch_factor,threads,iter_s,fetch_cpu_s,"
+    "batch_tensors\n";
+
+std::string tensor_rows(int tensors, int rows, double loading_s, double send_s, double receive_s) {
+  std::string csv;
+  for (int b = 0; b < rows; ++b)
+    csv += fmt::format("0,{},16,{},0.0005,50304,0,,1,,{},{}\n", b, loading_s, loading_s, tensors);
+  for (int b = 0; b < rows; ++b)
+    csv += fmt::format("0,{},16,{},0.0005,50304,1,2,1,,{},{}\n", b, loading_s + send_s - 0.0005, receive_s, tensors);
+  return csv;
+}
+
+ProfileDocument import_of_tensor_rows(const TempDir& dir, const std::string& rows,
+                                      std::optional<WorkerProcessTerms> machine = std::nullopt) {
+  return import_csv(dir, kTensorHeader + rows, std::move(machine));
+}
+
+TEST(MachineTerms, RunsWithMoreTensorsABatchMeasureTheHandoffPerTensor) {
+  TempDir dir;
+  const ProfileDocument doc = import_of_tensor_rows(
+      dir, tensor_rows(2, 10, 0.00096, 0.0004, 0.0001) + tensor_rows(4, 8, 0.001, 0.0009, 0.0002));
+  const CostSpec& c = doc.profile.costs;
+  EXPECT_NEAR(c.send_cpu_s_per_batch, 0.4e-3, 1e-12);  // the reference count's alone
+  EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.1e-3, 1e-12);
+  ASSERT_TRUE(doc.worker_terms.has_value());
+  const HandoffPerTensor& t = doc.worker_terms->per_tensor;
+  EXPECT_EQ(t.tensors_per_batch, 2);
+  EXPECT_NEAR(t.send_cpu_s_per_tensor, 0.25e-3, 1e-12);  // against the 4-tensor run's own loading, 1.0 ms
+  EXPECT_NEAR(t.receive_cpu_s_per_tensor, 0.05e-3, 1e-12);
+  EXPECT_THAT(doc.worker_terms->measured, ::testing::IsSupersetOf({"receive_cpu_s_per_tensor", "send_cpu_s_per_tensor"}));
+  // The same runs without the column: one count, no term per tensor.
+  TempDir other;
+  const ProfileDocument one = import_of_tensor_rows(other, tensor_rows(2, 10, 0.00096, 0.0004, 0.0001));
+  EXPECT_FALSE(one.worker_terms->per_tensor.measured());
+}
+
+TEST(MachineTerms, AHandoffThatDoesNotGrowWithTheTensorsIsNoNegativeTerm) {
+  TempDir dir;
+  const ProfileDocument doc = import_of_tensor_rows(
+      dir, tensor_rows(2, 10, 0.00096, 0.0004, 0.0001) + tensor_rows(4, 8, 0.00096, 0.0003, 0.0001));
+  EXPECT_EQ(doc.worker_terms->per_tensor.send_cpu_s_per_tensor, 0);
+  EXPECT_NEAR(doc.worker_terms->per_tensor.receive_cpu_s_per_tensor, 0, 1e-15);
+  EXPECT_THAT(doc.profile.costs.provenance.source, HasSubstr("send_s_per_tensor came out"));
+}
+
+WorkerProcessTerms machine_with_a_handoff_per_tensor(double clock_hz) {
+  WorkerProcessTerms m;
+  m.reference_cpu_freq_hz = clock_hz;
+  m.receive_cpu_s_per_batch = 0.1e-3;
+  m.send_cpu_s_per_batch = 0.4e-3;
+  m.per_tensor = {2, 0.05e-3, 0.25e-3};
+  m.measured = {"receive_cpu_s_per_batch", "send_cpu_s_per_batch", "receive_cpu_s_per_tensor",
+                "send_cpu_s_per_tensor"};
+  m.provenance = {"measured", "the handoff probe"};
+  return m;
+}
+
+TEST(MachineTerms, ANumWorkersZeroImportTakesTheDevicesHandoffAtItsOwnTensors) {
+  const auto sequential = [](int tensors) {
+    std::string csv;
+    for (int b = 0; b < 6; ++b) csv += fmt::format("0,{},16,0.00096,0.0005,50304,0,,1,,0.00096,{}\n", b, tensors);
+    return csv;
+  };
+  {  // batches of 3 tensors: one more than the device's
+    TempDir dir;
+    const CostSpec c =
+        import_of_tensor_rows(dir, sequential(3), machine_with_a_handoff_per_tensor(2.096e9)).profile.costs;
+    EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.15e-3, 1e-12);
+    EXPECT_NEAR(c.send_cpu_s_per_batch, 0.65e-3, 1e-12);
+    EXPECT_THAT(c.provenance.source, HasSubstr("the device's handoff terms hold for batches of 2 tensors and these "
+                                               "hold 3: receive_cpu_s_per_batch 0.0001 -> 0.00015 s"));
+  }
+  {  // and measured at twice the clock: every CPU second doubles, the per-tensor ones too
+    TempDir dir;
+    const CostSpec c =
+        import_of_tensor_rows(dir, sequential(3), machine_with_a_handoff_per_tensor(2 * 2.096e9)).profile.costs;
+    EXPECT_NEAR(c.receive_cpu_s_per_batch, 0.3e-3, 1e-12);
+    EXPECT_NEAR(c.send_cpu_s_per_batch, 1.3e-3, 1e-12);
+  }
+  {  // the device's own count: as they hold
+    TempDir dir;
+    const CostSpec c =
+        import_of_tensor_rows(dir, sequential(2), machine_with_a_handoff_per_tensor(2.096e9)).profile.costs;
+    EXPECT_NEAR(c.send_cpu_s_per_batch, 0.4e-3, 1e-12);
+  }
+  {  // traces that do not log the count: as they hold, and said
+    TempDir dir;
+    const ProfileDocument doc = import_of(dir, sequential_rows(), machine_with_a_handoff_per_tensor(2.096e9));
+    EXPECT_NEAR(doc.profile.costs.send_cpu_s_per_batch, 0.4e-3, 1e-12);
+    EXPECT_THAT(doc.profile.costs.provenance.source,
+                HasSubstr("the traces do not log batch_tensors: the device's handoff terms are taken as they hold, for "
+                          "batches of 2 tensors"));
+  }
+}
+
+TEST(MachineTerms, TheHandoffPerTensorIsWrittenToTheDeviceAndKept) {
+  TempDir dir;
+  fs::copy(fs::path(EDGETWIN_SOURCE_DIR) / "devices/media", dir / "media", fs::copy_options::recursive);
+  write_text(dir / "host.toml",
+             with_worker_processes(testing::read_text(shipped_host()), machine_with_a_handoff_per_tensor(2.096e9)));
+  const DeviceSpec d = load_device(dir / "host.toml");
+  ASSERT_TRUE(d.worker_processes.has_value());
+  EXPECT_EQ(d.worker_processes->per_tensor.tensors_per_batch, 2);
+  EXPECT_EQ(d.worker_processes->per_tensor.receive_cpu_s_per_tensor, 0.05e-3);
+  EXPECT_EQ(d.worker_processes->per_tensor.send_cpu_s_per_tensor, 0.25e-3);
+  // A later import without runs of other counts keeps them, rescaled to its clock.
+  WorkerProcessTerms later;
+  later.reference_cpu_freq_hz = 2.096e9 / 2;
+  later.worker_startup_cpu_s = 0.1;
+  later.measured = {"worker_startup_cpu_s"};
+  const WorkerProcessTerms merged = merged_with_device(later, *d.worker_processes);
+  EXPECT_EQ(merged.per_tensor.tensors_per_batch, 2);
+  EXPECT_DOUBLE_EQ(merged.per_tensor.send_cpu_s_per_tensor, 0.5e-3);
+  EXPECT_THAT(merged.provenance.source, HasSubstr("receive_cpu_s_per_tensor, send_cpu_s_per_tensor"));
+}
+
 std::string device_error(const TempDir& dir, const std::string& table) {
   fs::copy(fs::path(EDGETWIN_SOURCE_DIR) / "devices/media", dir / "media", fs::copy_options::recursive);
   write_text(dir / "host.toml", testing::read_text(shipped_host()) + table);
@@ -210,6 +337,13 @@ TEST(MachineTerms, ABadWorkerProcessesTableIsRefusedAndLocated) {
     EXPECT_THAT(device_error(dir, "\n[worker_processes]\nworker_startup_cpu_s = 0.1\n"
                                   "\n[provenance.worker_processes]\nkind = \"measured\"\nsource = \"x\"\n"),
                 HasSubstr("worker_processes.reference_cpu_freq_hz"));
+  }
+  {  // the per-tensor handoff: all three keys or none
+    TempDir dir;
+    EXPECT_THAT(device_error(dir, "\n[worker_processes]\nreference_cpu_freq_hz = 2e9\ntensors_per_batch = 2\n"
+                                  "send_cpu_s_per_tensor = 1e-4\n"
+                                  "\n[provenance.worker_processes]\nkind = \"measured\"\nsource = \"x\"\n"),
+                HasSubstr("worker_processes.receive_cpu_s_per_tensor"));
   }
 }
 
