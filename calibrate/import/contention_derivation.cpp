@@ -84,8 +84,8 @@ HandoffPoint handoff_at(int size, const std::vector<BatchRecord>& rows, double w
                         DerivedCosts& out) {
   std::vector<double> fetch;
   for (const auto& b : rows) fetch.push_back(b.fetch_s);
-  const std::string name =
-      tensors == 0 ? fmt::format("worker_wait_s_bs{}", size) : fmt::format("worker_wait_s_bs{}_tensors{}", size, tensors);
+  const std::string name = tensors == 0 ? fmt::format("worker_wait_s_bs{}", size)
+                                         : fmt::format("worker_wait_s_bs{}_tensors{}", size, tensors);
   const Measurement wait = summarize(name, fetch, "s");
   out.measurements.push_back(wait);
   const double compute_s = median_compute_s(rows);
@@ -266,9 +266,8 @@ TensorSplit split_by_batch_tensors(const std::vector<BatchRecord>& reference) {
   }
   // The count most rows hold (the smaller one on a tie): a workload's own batches, or the handoff
   // probe's reference runs beside its fewer runs of larger batches.
-  out.tensors_per_batch =
-      std::max_element(rows_with.begin(), rows_with.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
-          ->first;
+  const auto fewer_rows = [](const auto& a, const auto& b) { return a.second < b.second; };
+  out.tensors_per_batch = std::max_element(rows_with.begin(), rows_with.end(), fewer_rows)->first;
   for (const auto& b : reference) {
     (b.batch_tensors == 0 || b.batch_tensors == out.tensors_per_batch ? out.reference : out.other_counts).push_back(b);
   }
@@ -310,14 +309,9 @@ double per_tensor_term(const std::vector<double>& values, const char* name, Deri
   return 0;
 }
 
-bool listed(const std::vector<std::string>& names, const char* name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 }  // namespace
 
 void derive_handoff_per_tensor(const TensorSplit& split, const std::string& source, DerivedCosts& out) {
-  out.batch_tensors = split.tensors_per_batch;
   std::map<int, std::vector<BatchRecord>> by_count;
   for (const auto& b : split.other_counts) by_count[b.batch_tensors].push_back(b);
   if (by_count.empty()) return;

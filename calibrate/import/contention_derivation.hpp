@@ -97,7 +97,7 @@ TensorSplit split_by_batch_tensors(const std::vector<BatchRecord>& reference);
 // and the send at the reference count: at each other count, its own num_workers = 0 rows give the
 // loading and its worker rows the handoff points (as derive_handoff's); per tensor beyond the
 // reference count, the medians of the receive points less the reference line at their bytes and
-// of the send points less the reference send. Sets out.batch_tensors in any case.
+// of the send points less the reference send.
 void derive_handoff_per_tensor(const TensorSplit& split, const std::string& source, DerivedCosts& out);
 void derive_step_with_workers(const std::vector<BatchRecord>& reference, const std::string& source, DerivedCosts& out);
 void derive_worker_startup(const std::vector<BatchRecord>& reference, LoaderWait wait_s_per_sample,

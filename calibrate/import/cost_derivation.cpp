@@ -219,6 +219,7 @@ DerivedCosts derive_costs(const std::vector<BatchRecord>& batches, const std::ve
   const std::optional<int> threads = reference_threads(kept);
   const TensorSplit by_tensors = split_by_batch_tensors(reference_rows(kept, threads));
   const std::vector<BatchRecord>& reference = by_tensors.reference;
+  out.batch_tensors = by_tensors.tensors_per_batch;
   derive_compute(reference, source_name, out);
   if (threads && out.costs.reference_gpu_freq_hz == 0) {
     out.costs.compute_threads = *threads;

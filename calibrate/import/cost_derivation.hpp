@@ -21,9 +21,11 @@
 // are a ConfigError naming the option. notes list every kept field.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/specs.hpp"
@@ -50,6 +52,11 @@ struct DerivedCosts {
   int batch_tensors = 0;                   // the tensors the reference runs' batches held; 0: not logged
   HandoffPerTensor per_tensor;             // from runs whose batches held several tensor counts
 };
+
+// Whether `name` is in one of DerivedCosts's lists of field names.
+inline bool listed(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 // A derived value within what the profile loader takes for `unit` (sim/config/physical_range.cpp):
 // what the import writes, predict must read. Below the smallest value that can be told from

@@ -16,10 +16,6 @@ namespace edgetwin::calibrate {
 
 namespace {
 
-bool listed(const std::vector<std::string>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 void take(std::string_view name, DerivedCosts& out) {
   out.from_device.emplace_back(name);
   std::erase(out.kept, std::string(name));
@@ -45,7 +41,8 @@ void move_to_the_workloads_tensors(const HandoffPerTensor& machine, double to_co
     out.costs.*field = std::max(0.0, before + extra * per_tensor * to_costs_clock);
     moved.push_back(fmt::format("{} {:.4g} -> {:.4g} s", name, before, out.costs.*field));
   };
-  if (took_receive) move(&CostSpec::receive_cpu_s_per_batch, machine.receive_cpu_s_per_tensor, "receive_cpu_s_per_batch");
+  if (took_receive)
+    move(&CostSpec::receive_cpu_s_per_batch, machine.receive_cpu_s_per_tensor, "receive_cpu_s_per_batch");
   if (took_send) move(&CostSpec::send_cpu_s_per_batch, machine.send_cpu_s_per_tensor, "send_cpu_s_per_batch");
   out.notes.push_back(fmt::format("the device's handoff terms hold for batches of {} tensors and these hold {}: {} "
                                   "(the device's per-tensor terms)", machine.tensors_per_batch, out.batch_tensors,
@@ -167,7 +164,8 @@ std::string with_worker_processes(const std::string& device_text, const WorkerPr
   if (!terms.placement_idle.empty()) out += "placement_idle = " + placement_idle_array(terms.placement_idle) + "\n";
   if (!terms.step_share.empty()) out += "step_share = " + step_share_array(terms.step_share) + "\n";
   if (terms.per_tensor.measured()) {
-    out += fmt::format("# The per-batch handoff terms hold for batches of tensors_per_batch tensors; each more adds these.\n"
+    out += fmt::format("# The per-batch handoff terms hold for batches of tensors_per_batch tensors; "
+                       "each more adds these.\n"
                        "tensors_per_batch = {}\nreceive_cpu_s_per_tensor = {}\nsend_cpu_s_per_tensor = {}\n",
                        terms.per_tensor.tensors_per_batch, toml_float(terms.per_tensor.receive_cpu_s_per_tensor),
                        toml_float(terms.per_tensor.send_cpu_s_per_tensor));

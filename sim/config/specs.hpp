@@ -151,13 +151,6 @@ struct StepSharePoint {
   int cores = 0;
 };
 
-// What a PyTorch DataLoader worker process costs on this machine, whatever the workload: the
-// handoff of a batch, the step's lengthening beside a worker, the CPU beside the critical path,
-// the worker's start-up, the trainer's share of a core and the core time the kernel leaves idle
-// ([worker_processes] of a device file). An import whose traces measured them writes them
-// (edgetwin-calibrate import --device-out); an import without worker traces (a study's
-// num_workers = 0 logs) takes them from here instead of the workload's guesses
-// (calibrate/import/machine_terms.hpp). CPU seconds at reference_cpu_freq_hz.
 // The handoff's part that grows with the tensors a batch holds: each is moved into shared memory
 // and passed over as a file descriptor of its own, so a batch of (input, label, mask) costs more
 // to hand over than one of (input, label) with the same bytes (docs/explanation/import.md, *What
@@ -169,6 +162,13 @@ struct HandoffPerTensor {
   bool measured() const { return tensors_per_batch > 0; }
 };
 
+// What a PyTorch DataLoader worker process costs on this machine, whatever the workload: the
+// handoff of a batch, the step's lengthening beside a worker, the CPU beside the critical path,
+// the worker's start-up, the trainer's share of a core and the core time the kernel leaves idle
+// ([worker_processes] of a device file). An import whose traces measured them writes them
+// (edgetwin-calibrate import --device-out); an import without worker traces (a study's
+// num_workers = 0 logs) takes them from here instead of the workload's guesses
+// (calibrate/import/machine_terms.hpp). CPU seconds at reference_cpu_freq_hz.
 struct WorkerProcessTerms {
   double reference_cpu_freq_hz = 0;
   double receive_cpu_s_per_batch = 0;
@@ -181,7 +181,9 @@ struct WorkerProcessTerms {
   std::vector<PlacementIdlePoint> placement_idle;
   std::vector<StepSharePoint> step_share;
   HandoffPerTensor per_tensor;
-  std::vector<std::string> measured;  // the CostSpec field names the file holds, in file order
+  // the terms the file holds, in file order: CostSpec field names, and the per-tensor handoff's
+  // (sim/config/worker_process_tables.hpp, kPerTensorTerms)
+  std::vector<std::string> measured;
   Provenance provenance;
 };
 

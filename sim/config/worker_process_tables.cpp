@@ -97,7 +97,8 @@ std::optional<WorkerProcessTerms> read_worker_processes(TomlReader& reader) {
   }
   any_term |= reader.contains("worker_processes.placement_idle") || reader.contains("worker_processes.step_share");
   any_term |= read_per_tensor(reader, terms.per_tensor);
-  if (terms.per_tensor.measured()) terms.measured.insert(terms.measured.end(), kPerTensorTerms.begin(), kPerTensorTerms.end());
+  if (terms.per_tensor.measured())
+    terms.measured.insert(terms.measured.end(), kPerTensorTerms.begin(), kPerTensorTerms.end());
   read_placement_idle(reader, "worker_processes", terms.placement_idle);
   read_step_share(reader, "worker_processes", terms.step_share);
   if (!terms.placement_idle.empty()) terms.measured.emplace_back("placement_idle");
