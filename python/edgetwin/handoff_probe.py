@@ -37,7 +37,7 @@ SAMPLES = 6000
 BATCH_SIZES = (16, 4, 64)     # the first is the import's reference trace
 # The tensors of the probe's batches with extra tensors: (input, label, two one-byte flags). Its
 # runs at the reference batch size give the handoff's cost per tensor against the (input, label)
-# batches: a batch of 16 from a worker took 0.5-0.6 ms longer to hand over with each one-byte
+# batches: a batch of 16 from a worker took 0.46-0.61 ms longer to hand over with each one-byte
 # tensor more on the 2-core VM (2026-12-07, docs/explanation/import.md).
 EXTRA_TENSORS = 2
 
